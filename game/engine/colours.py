@@ -1,0 +1,30 @@
+"""Gem colours: five gems plus gold, by index, with one-letter codes."""
+
+WHITE, BLUE, GREEN, RED, BLACK, GOLD = range(6)
+GEMS: tuple[int, ...] = (WHITE, BLUE, GREEN, RED, BLACK)
+COLOURS: tuple[int, ...] = (*GEMS, GOLD)
+
+# Names as used in the data files, templates and CSS classes.
+NAMES: tuple[str, ...] = ("white", "blue", "green", "red", "black", "gold")
+# One letter each for the action notation; black is "k" so blue can be "u".
+LETTERS: str = "wugrky"
+LETTER_TO_COLOUR: dict[str, int] = {letter: i for i, letter in enumerate(LETTERS)}
+NAME_TO_COLOUR: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
+
+
+def letters(colours: tuple[int, ...] | list[int]) -> str:
+    """Return the notation letters for colours, in colour order."""
+    return "".join(LETTERS[c] for c in sorted(colours))
+
+
+def counts_to_colours(counts: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    """Expand per-colour counts into a sorted tuple of colour indices."""
+    return tuple(c for c, n in enumerate(counts) for _ in range(n))
+
+
+def colours_to_counts(colours: tuple[int, ...]) -> list[int]:
+    """Count colour indices into a six-slot list."""
+    counts = [0] * 6
+    for c in colours:
+        counts[c] += 1
+    return counts

@@ -1,0 +1,177 @@
+"""What one viewer may see: a seat, the table (TV) or a spectator.
+
+Screens only ever receive these views, never a GameState, so a deck order or
+another seat's blind-reserved card cannot reach a template by accident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from game.engine.actions import Action
+from game.engine.cards import card, noble
+from game.engine.colours import GEMS, NAMES
+from game.engine.rules import can_afford, cheapest_payment, legal_actions, outcome
+from game.engine.state import EMPTY, GameState, Outcome, PlayerState
+
+TABLE = "table"
+SPECTATOR = "spectator"
+Viewer = int | str
+
+
+class ColourCount(NamedTuple):
+    colour: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardView:
+    id: int
+    level: int
+    bonus: str
+    points: int
+    cost: tuple[ColourCount, ...]  # only the colours it costs
+
+
+@dataclass(frozen=True, slots=True)
+class ReservedView:
+    """A reserved card; `card` is None when the viewer sees only its back."""
+
+    level: int
+    blind: bool
+    card: CardView | None
+
+
+@dataclass(frozen=True, slots=True)
+class NobleView:
+    id: int
+    points: int
+    requires: tuple[ColourCount, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    seat: int
+    tokens: tuple[ColourCount, ...]  # six colours, gold last
+    token_count: int
+    bonuses: tuple[ColourCount, ...]  # five gem colours
+    points: int
+    cards: int  # purchased cards: the tie-break
+    reserved: tuple[ReservedView, ...]
+    nobles: tuple[NobleView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """The game as one viewer sees it. `me` and `legal` are set for a seat only."""
+
+    viewer: Viewer
+    version: int
+    phase: str
+    current: int
+    first_player: int
+    turn: int
+    final_round: bool
+    bank: tuple[ColourCount, ...]
+    market: tuple[tuple[CardView | None, ...], ...]  # levels 1..3, None for an empty space
+    deck_counts: tuple[int, ...]
+    nobles: tuple[NobleView, ...]
+    players: tuple[PlayerView, ...]
+    to_return: int
+    noble_choices: tuple[int, ...]
+    last_turn_seat: int
+    last_turn_events: tuple[str, ...]
+    outcome: Outcome | None
+    me: PlayerView | None = None
+    legal: tuple[Action, ...] = ()
+    affordable: frozenset[int] = frozenset()
+    cheapest: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (card id, payment)
+
+
+def colour_counts(counts: list[int] | tuple[int, ...]) -> tuple[ColourCount, ...]:
+    return tuple(ColourCount(NAMES[c], n) for c, n in enumerate(counts))
+
+
+def card_view(card_id: int) -> CardView:
+    c = card(card_id)
+    cost = tuple(ColourCount(NAMES[g], n) for g, n in zip(GEMS, c.cost, strict=True) if n)
+    return CardView(c.id, c.level, NAMES[c.bonus], c.points, cost)
+
+
+def noble_view(noble_id: int) -> NobleView:
+    n = noble(noble_id)
+    needs = tuple(ColourCount(NAMES[g], k) for g, k in zip(GEMS, n.requires, strict=True) if k)
+    return NobleView(n.id, n.points, needs)
+
+
+def _reserved_view(card_id: int, blind: bool, visible: bool) -> ReservedView:
+    # A blind card's face is the owner's secret; everyone sees its level.
+    shown = card_view(card_id) if visible or not blind else None
+    return ReservedView(card(card_id).level, blind, shown)
+
+
+def player_view(seat: int, player: PlayerState, viewer: Viewer) -> PlayerView:
+    own = viewer == seat
+    return PlayerView(
+        seat=seat,
+        tokens=colour_counts(player.tokens),
+        token_count=player.token_count(),
+        bonuses=colour_counts(player.bonuses),
+        points=player.points,
+        cards=len(player.cards),
+        reserved=tuple(
+            _reserved_view(c, b, own) for c, b in zip(player.reserved, player.blind, strict=True)
+        ),
+        nobles=tuple(noble_view(n) for n in player.nobles),
+    )
+
+
+def view_for(state: GameState, viewer: Viewer) -> GameView:
+    """Return what `viewer` (a seat number, TABLE or SPECTATOR) may see now."""
+    is_seat = isinstance(viewer, int)
+    if not is_seat and viewer not in (TABLE, SPECTATOR):
+        raise ValueError(f"Unknown viewer {viewer!r}.")
+    if is_seat and not 0 <= int(viewer) < state.num_players:
+        raise ValueError(f"There is no seat {viewer}.")
+    players = tuple(player_view(s, p, viewer) for s, p in enumerate(state.players))
+    view = GameView(
+        viewer=viewer,
+        version=state.moves,
+        phase=state.phase,
+        current=state.current,
+        first_player=state.first_player,
+        turn=state.turn,
+        final_round=state.final_round,
+        bank=colour_counts(state.bank),
+        market=tuple(
+            tuple(card_view(c) if c != EMPTY else None for c in row) for row in state.market
+        ),
+        deck_counts=tuple(len(d) for d in state.decks),
+        nobles=tuple(noble_view(n) for n in state.nobles),
+        players=players,
+        to_return=state.to_return,
+        noble_choices=tuple(state.noble_choices),
+        last_turn_seat=state.last_turn_seat,
+        last_turn_events=tuple(state.last_turn_events),
+        outcome=outcome(state),
+    )
+    if not isinstance(viewer, int):
+        return view
+    return _with_seat_extras(state, view, viewer)
+
+
+def _with_seat_extras(state: GameState, view: GameView, seat: int) -> GameView:
+    """Add what only this seat sees: its hand, its legal actions, what it can afford."""
+    player = state.players[seat]
+    offered = [c for row in state.market for c in row if c != EMPTY] + player.reserved
+    affordable = frozenset(c for c in offered if can_afford(player, c))
+    cheapest = tuple((c, p) for c in sorted(affordable) if (p := cheapest_payment(player, c)))
+    on_turn = seat == state.current and not state.is_over
+    return replace(
+        view,
+        me=view.players[seat],
+        legal=tuple(legal_actions(state)) if on_turn else (),
+        affordable=affordable,
+        cheapest=cheapest,
+    )

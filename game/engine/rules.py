@@ -1,0 +1,475 @@
+"""The rules: which actions are legal now, and what applying one does.
+
+`legal_actions` is the single source of what a screen may offer; `apply_action`
+re-validates everything itself, so an action built from a stale screen or a
+hand-written message is refused rather than trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from itertools import combinations
+
+from game.engine.actions import (
+    BUY,
+    NOBLE,
+    PASS,
+    PASS_ACTION,
+    RESERVE,
+    RETURN,
+    TAKE,
+    Action,
+    IllegalActionError,
+    parse_action,
+)
+from game.engine.cards import COSTS, LEVELS, card, noble
+from game.engine.colours import GEMS, GOLD, NAMES
+from game.engine.i18n import _
+from game.engine.setup import new_game
+from game.engine.state import (
+    EMPTY,
+    MAIN,
+    MAX_RESERVED,
+    OVER,
+    TOKEN_LIMIT,
+    WINNING_POINTS,
+    GameState,
+    Outcome,
+    PlayerState,
+)
+from game.engine.state import NOBLE as NOBLE_PHASE
+from game.engine.state import RETURN as RETURN_PHASE
+
+TAKE_TWO_MIN_PILE = 4
+MAX_DIFFERENT = 3
+
+
+# ---------------------------------------------------------------- payments
+
+
+def owed(player: PlayerState, card_id: int) -> list[int]:
+    """Return what the player still owes per gem colour after their bonuses."""
+    cost = card(card_id).cost
+    bonuses = player.bonuses
+    return [max(0, cost[c] - bonuses[c]) for c in GEMS]
+
+
+def can_afford(player: PlayerState, card_id: int) -> bool:
+    """Tell whether tokens plus gold cover the card after bonuses."""
+    # Hot path of legal_actions: a plain loop, no helper lists.
+    cost = COSTS[card_id]
+    bonuses = player.bonuses
+    tokens = player.tokens
+    short = 0
+    for c in GEMS:
+        missing = cost[c] - bonuses[c] - tokens[c]
+        if missing > 0:
+            short += missing
+    return short <= tokens[GOLD]
+
+
+def cheapest_payment(player: PlayerState, card_id: int) -> tuple[int, ...] | None:
+    """Return the payment that spends the least gold, or None if unaffordable."""
+    due = owed(player, card_id)
+    tokens = player.tokens
+    paid = [min(o, tokens[c]) for c, o in enumerate(due)]
+    gold = sum(due) - sum(paid)
+    if gold > tokens[GOLD]:
+        return None
+    return (*paid, gold)
+
+
+def payments(player: PlayerState, card_id: int) -> list[tuple[int, ...]]:
+    """Return every legal payment for the card, least gold first."""
+    gold = player.tokens[GOLD]
+    if gold == 0:
+        cheapest = cheapest_payment(player, card_id)
+        return [cheapest] if cheapest else []
+    due = owed(player, card_id)
+    found: list[tuple[int, ...]] = []
+
+    def spend(colour: int, paid: list[int], gold_left: int) -> None:
+        if colour == len(GEMS):
+            found.append((*paid, gold - gold_left))
+            return
+        need = due[colour]
+        most = min(need, player.tokens[colour])
+        least = max(0, need - gold_left)
+        for tokens in range(most, least - 1, -1):
+            spend(colour + 1, [*paid, tokens], gold_left - (need - tokens))
+
+    spend(0, [], gold)
+    found.sort(key=lambda p: p[GOLD])
+    return found
+
+
+# ---------------------------------------------------------------- legal actions
+
+
+def _take_actions(bank: list[int]) -> Iterator[Action]:
+    available = [c for c in GEMS if bank[c] > 0]
+    size = min(MAX_DIFFERENT, len(available))
+    if size:
+        for gems in combinations(available, size):
+            yield Action(TAKE, gems=gems)
+    for c in GEMS:
+        if bank[c] >= TAKE_TWO_MIN_PILE:
+            yield Action(TAKE, gems=(c, c))
+
+
+def _reserve_actions(state: GameState, player: PlayerState) -> Iterator[Action]:
+    if len(player.reserved) >= MAX_RESERVED:
+        return
+    for row in state.market:
+        for card_id in row:
+            if card_id != EMPTY:
+                yield Action(RESERVE, card=card_id)
+    for level, deck in zip(LEVELS, state.decks, strict=True):
+        if deck:
+            yield Action(RESERVE, level=level)
+
+
+def _buyable(state: GameState, player: PlayerState) -> Iterator[int]:
+    for row in state.market:
+        for card_id in row:
+            if card_id != EMPTY:
+                yield card_id
+    yield from player.reserved
+
+
+def _buy_actions(state: GameState, player: PlayerState) -> Iterator[Action]:
+    for card_id in _buyable(state, player):
+        if can_afford(player, card_id):
+            for payment in payments(player, card_id):
+                yield Action(BUY, card=card_id, payment=payment)
+
+
+def _return_actions(tokens: list[int], count: int) -> list[Action]:
+    choices: list[Action] = []
+
+    def pick(colour: int, chosen: tuple[int, ...], left: int) -> None:
+        if left == 0:
+            choices.append(Action(RETURN, gems=chosen))
+            return
+        if colour > GOLD:
+            return
+        for n in range(min(left, tokens[colour]), -1, -1):
+            pick(colour + 1, chosen + (colour,) * n, left - n)
+
+    pick(0, (), count)
+    return choices
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Return every action the current player may take now."""
+    if state.phase == OVER:
+        return []
+    player = state.players[state.current]
+    if state.phase == RETURN_PHASE:
+        return _return_actions(player.tokens, state.to_return)
+    if state.phase == NOBLE_PHASE:
+        return [Action(NOBLE, noble=n) for n in state.noble_choices]
+    actions = [
+        *_take_actions(state.bank),
+        *_reserve_actions(state, player),
+        *_buy_actions(state, player),
+    ]
+    return actions or [PASS_ACTION]
+
+
+def _can_act(state: GameState, player: PlayerState) -> bool:
+    """Tell whether any action but a pass is open, without listing them."""
+    if any(state.bank[c] for c in GEMS):
+        return True
+    if len(player.reserved) < MAX_RESERVED and (
+        any(card_id != EMPTY for row in state.market for card_id in row) or any(state.decks)
+    ):
+        return True
+    return any(can_afford(player, c) for c in _buyable(state, player))
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _check_take(state: GameState, gems: tuple[int, ...]) -> None:
+    bank = state.bank
+    if not gems or any(c not in GEMS for c in gems):
+        raise IllegalActionError(_("Gold cannot be taken; reserve a card to get gold."))
+    if len(gems) == 2 and gems[0] == gems[1]:
+        if bank[gems[0]] < TAKE_TWO_MIN_PILE:
+            raise IllegalActionError(
+                _("You can take two %(colour)s gems only from a pile of at least four."),
+                colour=NAMES[gems[0]],
+            )
+        return
+    if len(set(gems)) != len(gems):
+        raise IllegalActionError(_("Take gems of different colours, or two of one colour."))
+    for c in gems:
+        if bank[c] == 0:
+            raise IllegalActionError(_("There are no %(colour)s gems left."), colour=NAMES[c])
+    available = sum(1 for c in GEMS if bank[c] > 0)
+    required = min(MAX_DIFFERENT, available)
+    if len(gems) != required:
+        raise IllegalActionError(_("Take %(count)s gems of different colours."), count=required)
+
+
+def _check_reserve(state: GameState, player: PlayerState, action: Action) -> None:
+    if len(player.reserved) >= MAX_RESERVED:
+        raise IllegalActionError(_("You already have three reserved cards."))
+    if action.card:
+        if not any(action.card in row for row in state.market):
+            raise IllegalActionError(_("That card is not on the table."))
+    elif action.level not in LEVELS:
+        raise IllegalActionError(_("There is no deck of that level."))
+    elif not state.decks[action.level - 1]:
+        raise IllegalActionError(_("That deck is empty."))
+
+
+def _check_buy(state: GameState, player: PlayerState, action: Action) -> None:
+    card_id = action.card
+    on_table = any(card_id in row for row in state.market)
+    if not on_table and card_id not in player.reserved:
+        raise IllegalActionError(_("You can buy only a card on the table or one you reserved."))
+    if not can_afford(player, card_id):
+        raise IllegalActionError(_("You cannot afford that card."))
+    payment = action.payment
+    if len(payment) != len(GEMS) + 1 or any(n < 0 for n in payment):
+        raise IllegalActionError(_("That payment is not valid."))
+    if any(payment[c] > player.tokens[c] for c in range(len(payment))):
+        raise IllegalActionError(_("You do not have the tokens for that payment."))
+    due = owed(player, card_id)
+    if any(payment[c] > due[c] for c in GEMS):
+        raise IllegalActionError(_("That payment pays more than the card costs."))
+    if sum(due) - sum(payment[c] for c in GEMS) != payment[GOLD]:
+        raise IllegalActionError(_("That payment does not match the card's cost."))
+
+
+def _check_return(state: GameState, player: PlayerState, gems: tuple[int, ...]) -> None:
+    if len(gems) != state.to_return:
+        raise IllegalActionError(
+            _("Give back exactly %(count)s tokens to keep ten."), count=state.to_return
+        )
+    for c in set(gems):
+        if gems.count(c) > player.tokens[c]:
+            raise IllegalActionError(
+                _("You do not have that many %(colour)s tokens."), colour=NAMES[c]
+            )
+
+
+def _check_phase(state: GameState, action: Action) -> None:
+    phase = state.phase
+    if phase == OVER:
+        raise IllegalActionError(_("The game is over."))
+    if phase == RETURN_PHASE and action.kind != RETURN:
+        raise IllegalActionError(
+            _("First give back %(count)s tokens to keep ten."), count=state.to_return
+        )
+    if phase == NOBLE_PHASE and action.kind != NOBLE:
+        raise IllegalActionError(_("First choose which noble visits you."))
+    if phase == MAIN and action.kind in (RETURN, NOBLE):
+        raise IllegalActionError(_("That is not an action you can take now."))
+
+
+def validate(state: GameState, action: Action, seat: int | None = None) -> None:
+    """Raise IllegalActionError unless the action is legal for `seat` now."""
+    if seat is not None and seat != state.current and state.phase != OVER:
+        raise IllegalActionError(_("It is not your turn."))
+    _check_phase(state, action)
+    player = state.players[state.current]
+    kind = action.kind
+    if kind == TAKE:
+        _check_take(state, action.gems)
+    elif kind == RESERVE:
+        _check_reserve(state, player, action)
+    elif kind == BUY:
+        _check_buy(state, player, action)
+    elif kind == RETURN:
+        _check_return(state, player, action.gems)
+    elif kind == NOBLE:
+        if action.noble not in state.noble_choices:
+            raise IllegalActionError(_("That noble cannot visit you."))
+    elif kind == PASS:
+        if _can_act(state, player):
+            raise IllegalActionError(_("You can pass only when no other action is possible."))
+    else:
+        raise IllegalActionError(_("That is not an action you can take now."))
+
+
+# ---------------------------------------------------------------- applying
+
+
+def _take_from_market(state: GameState, card_id: int) -> None:
+    """Remove a face-up card and refill its space from its deck at once."""
+    level = card(card_id).level
+    row = state.market[level - 1]
+    deck = state.decks[level - 1]
+    row[row.index(card_id)] = deck.pop() if deck else EMPTY
+
+
+def _apply_take(state: GameState, player: PlayerState, gems: tuple[int, ...]) -> None:
+    for c in gems:
+        state.bank[c] -= 1
+        player.tokens[c] += 1
+
+
+def _apply_reserve(state: GameState, player: PlayerState, action: Action) -> None:
+    if action.card:
+        _take_from_market(state, action.card)
+        player.reserved.append(action.card)
+        player.blind.append(False)
+    else:
+        player.reserved.append(state.decks[action.level - 1].pop())
+        player.blind.append(True)
+    # Reserving with no gold left is still legal; the player just gets none.
+    if state.bank[GOLD] > 0:
+        state.bank[GOLD] -= 1
+        player.tokens[GOLD] += 1
+
+
+def _apply_buy(state: GameState, player: PlayerState, action: Action) -> None:
+    card_id = action.card
+    if card_id in player.reserved:
+        i = player.reserved.index(card_id)
+        del player.reserved[i]
+        del player.blind[i]
+    else:
+        _take_from_market(state, card_id)
+    for c, n in enumerate(action.payment):
+        player.tokens[c] -= n
+        state.bank[c] += n
+    bought = card(card_id)
+    player.cards.append(card_id)
+    player.bonuses[bought.bonus] += 1
+    player.points += bought.points
+
+
+def _apply_return(state: GameState, player: PlayerState, gems: tuple[int, ...]) -> None:
+    for c in gems:
+        player.tokens[c] -= 1
+        state.bank[c] += 1
+    state.to_return = 0
+
+
+def _visit(state: GameState, player: PlayerState, noble_id: int) -> None:
+    state.nobles.remove(noble_id)
+    player.nobles.append(noble_id)
+    player.points += noble(noble_id).points
+    state.noble_choices = []
+
+
+def qualifying_nobles(state: GameState, player: PlayerState) -> list[int]:
+    """Return the nobles on the table whose requirement the bonuses meet."""
+    bonuses = player.bonuses
+    return [
+        n
+        for n in state.nobles
+        if all(bonuses[c] >= need for c, need in enumerate(noble(n).requires))
+    ]
+
+
+def _end_turn(state: GameState) -> None:
+    if state.players[state.current].points >= WINNING_POINTS:
+        state.final_round = True
+    state.last_turn_seat = state.current
+    state.last_turn_events = state.turn_events
+    state.turn_events = []
+    state.turn += 1
+    state.phase = MAIN
+    state.current = (state.current + 1) % state.num_players
+    # The round is finished when play comes back to the first player.
+    round_done = state.current == state.first_player
+    if (state.final_round and round_done) or state.passes_in_row >= state.num_players:
+        state.phase = OVER
+
+
+def _nobles_then_end(state: GameState, player: PlayerState) -> None:
+    """Let a noble visit (automatic if one qualifies), then end the turn."""
+    candidates = qualifying_nobles(state, player)
+    if len(candidates) > 1:
+        state.phase = NOBLE_PHASE
+        state.noble_choices = candidates
+        return
+    if candidates:
+        _visit(state, player, candidates[0])
+        state.turn_events.append(f"noble:{candidates[0]}")
+    _end_turn(state)
+
+
+def _after_main_action(state: GameState, player: PlayerState) -> None:
+    excess = player.token_count() - TOKEN_LIMIT
+    if excess > 0:
+        state.phase = RETURN_PHASE
+        state.to_return = excess
+    else:
+        _nobles_then_end(state, player)
+
+
+def apply_action(state: GameState, action: Action, seat: int | None = None) -> None:
+    """Validate the action for `seat` (default: whoever is to play), then apply it.
+
+    The state is changed in place, and only when the action is legal.
+    """
+    validate(state, action, seat)
+    player = state.players[state.current]
+    kind = action.kind
+    state.moves += 1
+    state.turn_events.append(action.notation())
+    if kind == RETURN:
+        _apply_return(state, player, action.gems)
+        _nobles_then_end(state, player)
+        return
+    if kind == NOBLE:
+        _visit(state, player, action.noble)
+        _end_turn(state)
+        return
+    if kind == PASS:
+        state.passes_in_row += 1
+    else:
+        state.passes_in_row = 0
+    if kind == TAKE:
+        _apply_take(state, player, action.gems)
+    elif kind == RESERVE:
+        _apply_reserve(state, player, action)
+    elif kind == BUY:
+        _apply_buy(state, player, action)
+    _after_main_action(state, player)
+
+
+# ---------------------------------------------------------------- the end
+
+
+def outcome(state: GameState) -> Outcome | None:
+    """Return how the game ended, or None while it goes on."""
+    if state.phase != OVER:
+        return None
+    points = tuple(p.points for p in state.players)
+    cards = tuple(len(p.cards) for p in state.players)
+    ranking = tuple(sorted(range(len(points)), key=lambda s: (-points[s], cards[s], s)))
+    best = points[ranking[0]]
+    leaders = [s for s in ranking if points[s] == best]
+    fewest = min(cards[s] for s in leaders)
+    winners = tuple(s for s in leaders if cards[s] == fewest)
+    return Outcome(
+        ranking=ranking,
+        winners=winners,
+        points=points,
+        cards=cards,
+        tie_break=len(leaders) > 1 and len(winners) < len(leaders),
+        shared=len(winners) > 1,
+        ended_by_passes=not state.final_round,
+    )
+
+
+def replay(
+    players: int,
+    seed: int,
+    moves: Iterable[str],
+    *,
+    first_player: int | None = None,
+    no_gold_small: bool = False,
+) -> GameState:
+    """Rebuild a game from its seed and its list of moves in notation."""
+    state = new_game(players, seed, first_player, no_gold_small)
+    for text in moves:
+        apply_action(state, parse_action(text))
+    return state

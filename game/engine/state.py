@@ -1,0 +1,173 @@
+"""The full game state: everything, including what some viewers may not see.
+
+Only the engine and the database snapshot hold a GameState; screens get a
+projection (see projection.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+# Phases of a turn. MAIN: choose one of the four actions (or pass).
+# RETURN: give back tokens above ten. NOBLE: choose among qualifying nobles.
+MAIN = "main"
+RETURN = "return"
+NOBLE = "noble"
+OVER = "over"
+PHASES = (MAIN, RETURN, NOBLE, OVER)
+
+TOKEN_LIMIT = 10
+WINNING_POINTS = 15
+MAX_RESERVED = 3
+EMPTY = 0  # an empty market slot (card ids start at 1)
+
+
+@dataclass(slots=True)
+class PlayerState:
+    """One seat's holdings."""
+
+    tokens: list[int] = field(default_factory=lambda: [0] * 6)
+    bonuses: list[int] = field(default_factory=lambda: [0] * 5)
+    cards: list[int] = field(default_factory=list)
+    # Reserved card ids with, in parallel, whether each was taken blind from a deck.
+    reserved: list[int] = field(default_factory=list)
+    blind: list[bool] = field(default_factory=list)
+    nobles: list[int] = field(default_factory=list)
+    points: int = 0
+
+    def token_count(self) -> int:
+        return sum(self.tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tokens": list(self.tokens),
+            "bonuses": list(self.bonuses),
+            "cards": list(self.cards),
+            "reserved": list(self.reserved),
+            "blind": list(self.blind),
+            "nobles": list(self.nobles),
+            "points": self.points,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PlayerState:
+        return cls(
+            tokens=list(data["tokens"]),
+            bonuses=list(data["bonuses"]),
+            cards=list(data["cards"]),
+            reserved=list(data["reserved"]),
+            blind=list(data["blind"]),
+            nobles=list(data["nobles"]),
+            points=data["points"],
+        )
+
+
+@dataclass(slots=True)
+class GameState:
+    """Everything about one game at one moment."""
+
+    seed: int
+    first_player: int
+    no_gold_small: bool
+    bank: list[int]
+    decks: list[list[int]]  # per level 1..3; the top of a deck is its last element
+    market: list[list[int]]  # per level, four slots; EMPTY where the deck ran out
+    nobles: list[int]  # nobles still on the table
+    players: list[PlayerState]
+    current: int
+    phase: str = MAIN
+    to_return: int = 0
+    noble_choices: list[int] = field(default_factory=list)
+    final_round: bool = False
+    passes_in_row: int = 0
+    turn: int = 0  # completed turns
+    moves: int = 0  # applied actions, the game's version
+    # Public record of what happened, for highlighting on the screens.
+    turn_events: list[str] = field(default_factory=list)
+    last_turn_seat: int = -1
+    last_turn_events: list[str] = field(default_factory=list)
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "first_player": self.first_player,
+            "no_gold_small": self.no_gold_small,
+            "bank": list(self.bank),
+            "decks": [list(d) for d in self.decks],
+            "market": [list(row) for row in self.market],
+            "nobles": list(self.nobles),
+            "players": [p.to_dict() for p in self.players],
+            "current": self.current,
+            "phase": self.phase,
+            "to_return": self.to_return,
+            "noble_choices": list(self.noble_choices),
+            "final_round": self.final_round,
+            "passes_in_row": self.passes_in_row,
+            "turn": self.turn,
+            "moves": self.moves,
+            "turn_events": list(self.turn_events),
+            "last_turn_seat": self.last_turn_seat,
+            "last_turn_events": list(self.last_turn_events),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        return cls(
+            seed=data["seed"],
+            first_player=data["first_player"],
+            no_gold_small=data["no_gold_small"],
+            bank=list(data["bank"]),
+            decks=[list(d) for d in data["decks"]],
+            market=[list(row) for row in data["market"]],
+            nobles=list(data["nobles"]),
+            players=[PlayerState.from_dict(p) for p in data["players"]],
+            current=data["current"],
+            phase=data["phase"],
+            to_return=data["to_return"],
+            noble_choices=list(data["noble_choices"]),
+            final_round=data["final_round"],
+            passes_in_row=data["passes_in_row"],
+            turn=data["turn"],
+            moves=data["moves"],
+            turn_events=list(data["turn_events"]),
+            last_turn_seat=data["last_turn_seat"],
+            last_turn_events=list(data["last_turn_events"]),
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> GameState:
+        return cls.from_dict(json.loads(text))
+
+    def copy(self) -> GameState:
+        return GameState.from_dict(self.to_dict())
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended.
+
+    `ranking` lists seats best first. `winners` has more than one seat only for
+    a shared victory. `tie_break` is True when the fewest-cards rule decided
+    between players tied on points.
+    """
+
+    ranking: tuple[int, ...]
+    winners: tuple[int, ...]
+    points: tuple[int, ...]
+    cards: tuple[int, ...]
+    tie_break: bool
+    shared: bool
+    ended_by_passes: bool

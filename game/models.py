@@ -1,0 +1,150 @@
+"""Persistence only: the bundled dataset and the games played with it.
+
+The rules live in game.engine; these models store what the engine needs to
+rebuild a game (seed, moves, snapshot) and who sits where.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import models
+
+# Uppercase letters that cannot be misread on a TV or typed wrong on a phone (no I, O).
+ROOM_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+ROOM_CODE_LENGTH = 6
+REJOIN_CODE_LENGTH = 6
+
+
+def new_room_code() -> str:
+    """Return a random room code such as "KXPQRT" (uniqueness is checked by the caller)."""
+    return "".join(secrets.choice(ROOM_CODE_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
+
+
+def new_seat_token() -> str:
+    """Return an unguessable token that identifies a seat in a session."""
+    return secrets.token_urlsafe(32)
+
+
+def new_rejoin_code() -> str:
+    """Return a short code a player can type to take their seat back on another phone."""
+    return "".join(secrets.choice(ROOM_CODE_ALPHABET) for _ in range(REJOIN_CODE_LENGTH))
+
+
+def new_seed() -> int:
+    """Return a random seed that fits a signed 64-bit column."""
+    return secrets.randbits(63)
+
+
+class Colour(models.TextChoices):
+    WHITE = "white", "white"
+    BLUE = "blue", "blue"
+    GREEN = "green", "green"
+    RED = "red", "red"
+    BLACK = "black", "black"
+
+
+class Card(models.Model):
+    """A development card; id is its 1-based row in game/data/cards.csv."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True)
+    level = models.PositiveSmallIntegerField()
+    bonus = models.CharField(max_length=5, choices=Colour.choices)
+    points = models.PositiveSmallIntegerField()
+    cost_white = models.PositiveSmallIntegerField()
+    cost_blue = models.PositiveSmallIntegerField()
+    cost_green = models.PositiveSmallIntegerField()
+    cost_red = models.PositiveSmallIntegerField()
+    cost_black = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"Card {self.id} (level {self.level}, {self.bonus}, {self.points} pts)"
+
+
+class Noble(models.Model):
+    """A noble tile; id is its 1-based row in game/data/nobles.csv."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True)
+    points = models.PositiveSmallIntegerField()
+    req_white = models.PositiveSmallIntegerField()
+    req_blue = models.PositiveSmallIntegerField()
+    req_green = models.PositiveSmallIntegerField()
+    req_red = models.PositiveSmallIntegerField()
+    req_black = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"Noble {self.id} ({self.points} pts)"
+
+
+class Game(models.Model):
+    """One game in a room; a game is its seed plus its moves, `state` is a cached snapshot."""
+
+    class Status(models.TextChoices):
+        LOBBY = "lobby", "lobby"
+        PLAYING = "playing", "playing"
+        OVER = "over", "over"
+
+    code = models.CharField(max_length=ROOM_CODE_LENGTH, unique=True, default=new_room_code)
+    seed = models.BigIntegerField(default=new_seed)
+    house_no_gold_small = models.BooleanField(default=False)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.LOBBY)
+    # The engine's JSON snapshot, set when the game starts.
+    state = models.JSONField(null=True, blank=True)
+    # Compare-and-swap: incremented on every applied move; an action built on an
+    # older version is refused instead of being applied twice.
+    version = models.PositiveIntegerField(default=0)
+    first_player = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Game {self.code} ({self.status})"
+
+
+class Seat(models.Model):
+    """A place at the table, held by a phone (via the session token) or a bot."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()  # 0-3, turn order before first_player
+    name = models.CharField(max_length=24)
+    token = models.CharField(max_length=64, unique=True, default=new_seat_token)
+    rejoin_code = models.CharField(max_length=8, default=new_rejoin_code)
+    is_bot = models.BooleanField(default=False)
+    bot_kind = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        ordering = ["game", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "position"], name="unique_seat_position"),
+            models.CheckConstraint(
+                condition=models.Q(position__lte=3), name="seat_position_0_to_3"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Seat {self.position} of {self.game_id}: {self.name}"
+
+
+class Move(models.Model):
+    """One applied action, in the engine's text notation."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    index = models.PositiveIntegerField()  # 0-based
+    seat = models.PositiveSmallIntegerField()
+    notation = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "index"], name="unique_move_index"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Move {self.index} of {self.game_id}: {self.notation}"

@@ -1,0 +1,26 @@
+"""ASGI entry point: HTTP through Django, websockets through Channels."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splendor_site.settings")
+
+# Initialise Django (apps, models) before importing anything that uses the ORM.
+django_asgi_app = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.sessions import SessionMiddlewareStack  # noqa: E402
+
+from game.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        # Seats are identified by a token in the Django session; there are no user accounts.
+        "websocket": AllowedHostsOriginValidator(
+            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)

@@ -1,0 +1,200 @@
+"""LAN address discovery and the environment-driven settings.
+
+No test sends traffic anywhere but loopback; fake adapters stand in for real ones.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import ifaddr
+import pytest
+from django.conf import settings
+
+from game import network
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def adapter(name: str, *addresses: str | tuple[str, int, int]) -> ifaddr.Adapter:
+    ips = [ifaddr.IP(address, 24, name) for address in addresses]
+    return ifaddr.Adapter(name, name, ips)
+
+
+@pytest.fixture
+def no_overrides(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    monkeypatch.delenv("SPLENDOR_HOST", raising=False)
+    monkeypatch.delenv("SPLENDOR_ALLOWED_HOSTS", raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def home_machine(no_overrides: pytest.MonkeyPatch) -> None:
+    """A laptop on home Wi-Fi with loopback, docker, a VPN and a link-local address."""
+    adapters = [
+        adapter("lo", "127.0.0.1", ("::1", 0, 0)),
+        adapter("docker0", "172.17.0.1"),
+        adapter("wg0", "10.8.0.2"),
+        adapter("eth0", "169.254.10.20", "10.0.0.5"),
+        adapter("wlan0", "192.168.1.23", ("fe80::1", 0, 2)),
+        adapter("eth1", "172.20.0.9", "8.8.4.4"),
+    ]
+    no_overrides.setattr(ifaddr, "get_adapters", lambda: adapters)
+
+
+@pytest.mark.usefixtures("home_machine")
+def test_lan_addresses_skip_loopback_link_local_and_virtual_adapters() -> None:
+    assert network.lan_addresses() == ["192.168.1.23", "10.0.0.5", "172.20.0.9"]
+
+
+@pytest.mark.usefixtures("home_machine")
+def test_join_host_prefers_the_home_network() -> None:
+    assert network.join_host() == "192.168.1.23"
+
+
+def test_join_host_honours_splendor_host(
+    home_machine: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPLENDOR_HOST", "tv-laptop.lan")
+    assert network.join_host() == "tv-laptop.lan"
+    assert "tv-laptop.lan" in network.allowed_hosts()
+
+
+def test_join_host_falls_back_to_loopback(no_overrides: pytest.MonkeyPatch) -> None:
+    no_overrides.setattr(ifaddr, "get_adapters", lambda: [adapter("lo", "127.0.0.1")])
+    assert network.lan_addresses() == []
+    assert network.join_host() == "127.0.0.1"
+
+
+def test_allowed_hosts_add_lan_and_extra_hosts_but_never_a_wildcard(
+    home_machine: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPLENDOR_ALLOWED_HOSTS", "games.example, *,,192.168.1.23")
+    hosts = network.allowed_hosts()
+    assert hosts[:3] == ["localhost", "127.0.0.1", "[::1]"]
+    assert "192.168.1.23" in hosts
+    assert "games.example" in hosts
+    assert "*" not in hosts
+    assert len(hosts) == len(set(hosts))
+
+
+def test_the_running_settings_never_allow_every_host() -> None:
+    assert "*" not in settings.ALLOWED_HOSTS
+    assert "127.0.0.1" in settings.ALLOWED_HOSTS
+
+
+def test_network_module_does_not_import_django() -> None:
+    code = "import sys, game.network; print('django' in sys.modules)"
+    assert run_python(code, {}).strip() == "False"
+
+
+def run_python(code: str, env: dict[str, str], check: bool = True) -> str:
+    """Run code with a clean settings environment in the project root; return stdout."""
+    clean = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "REDIS_URL", "SPLENDOR_DB_PATH"}
+    }
+    clean.update({"DJANGO_SETTINGS_MODULE": "splendor_site.settings"}, **env)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=BASE_DIR,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+PRINT_BACKENDS = (
+    "import json; from django.conf import settings; print(json.dumps(["
+    "settings.DATABASES['default']['ENGINE'], "
+    "settings.DATABASES['default']['CONN_MAX_AGE'], "
+    "settings.CHANNEL_LAYERS['default']['BACKEND']]))"
+)
+
+
+def test_settings_use_postgres_and_redis_when_urls_are_set() -> None:
+    out = run_python(PRINT_BACKENDS, {"DATABASE_URL": POSTGRES_URL, "REDIS_URL": REDIS_URL})
+    assert json.loads(out) == [
+        "django.db.backends.postgresql",
+        0,
+        "channels_redis.core.RedisChannelLayer",
+    ]
+
+
+def test_settings_default_to_sqlite_and_the_in_memory_layer() -> None:
+    code = PRINT_BACKENDS.replace(
+        "settings.DATABASES['default']['CONN_MAX_AGE']",
+        "settings.DATABASES['default']['OPTIONS']['transaction_mode']",
+    )
+    out = run_python(code, {})
+    assert json.loads(out) == [
+        "django.db.backends.sqlite3",
+        "IMMEDIATE",
+        "channels.layers.InMemoryChannelLayer",
+    ]
+
+
+def require_service(port: int, name: str) -> None:
+    """Skip when a local service is down, except in CI where it must be running."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+    except OSError:
+        message = f"{name} is not listening on 127.0.0.1:{port}"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.mark.slow
+def test_postgres_from_database_url_connects_and_passes_checks() -> None:
+    require_service(5432, "PostgreSQL")
+    env = {"DATABASE_URL": POSTGRES_URL}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--database", "default"],
+        cwd=BASE_DIR,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    code = (
+        "import django; django.setup(); from django.db import connection; "
+        "connection.ensure_connection(); print(connection.vendor)"
+    )
+    assert run_python(code, env).strip() == "postgresql"
+
+
+REDIS_ROUND_TRIP = """
+import asyncio, django
+django.setup()
+from channels.layers import get_channel_layer
+
+async def main():
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "ping", "n": 42})
+    message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+    print(type(layer).__name__, message["n"])
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_redis_channel_layer_round_trip() -> None:
+    require_service(6379, "Redis")
+    out = run_python(REDIS_ROUND_TRIP, {"REDIS_URL": REDIS_URL})
+    assert out.split() == ["RedisChannelLayer", "42"]
