@@ -21,8 +21,8 @@ def new_room_code() -> str:
     return "".join(secrets.choice(ROOM_CODE_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
 
 
-def new_seat_token() -> str:
-    """Return an unguessable token that identifies a seat in a session."""
+def new_player_key() -> str:
+    """Return an unguessable key that identifies one browser, kept in its session."""
     return secrets.token_urlsafe(32)
 
 
@@ -100,6 +100,12 @@ class Game(models.Model):
     # older version is refused instead of being applied twice.
     version = models.PositiveIntegerField(default=0)
     first_player = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The session key of the screen that created the game: only it runs the lobby.
+    host_key = models.CharField(max_length=64, blank=True)
+    # Set on a finished game when the same players start a rematch.
+    next_game = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -111,9 +117,11 @@ class Seat(models.Model):
     """A place at the table, held by a phone (via the session token) or a bot."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
-    position = models.PositiveSmallIntegerField()  # 0-3, turn order before first_player
+    position = models.PositiveSmallIntegerField()  # 0-3: the engine's seat number
     name = models.CharField(max_length=24)
-    token = models.CharField(max_length=64, unique=True, default=new_seat_token)
+    # The player key from the session of the phone holding this seat; blank for bots.
+    # Never sent to a page: the session cookie is the only thing a phone presents.
+    player_key = models.CharField(max_length=64, blank=True, db_index=True)
     rejoin_code = models.CharField(max_length=8, default=new_rejoin_code)
     is_bot = models.BooleanField(default=False)
     bot_kind = models.CharField(max_length=32, blank=True)
@@ -122,6 +130,11 @@ class Seat(models.Model):
         ordering = ["game", "position"]
         constraints = [
             models.UniqueConstraint(fields=["game", "position"], name="unique_seat_position"),
+            models.UniqueConstraint(
+                fields=["game", "player_key"],
+                condition=~models.Q(player_key=""),
+                name="one_seat_per_player",
+            ),
             models.CheckConstraint(
                 condition=models.Q(position__lte=3), name="seat_position_0_to_3"
             ),

@@ -1,5 +1,9 @@
 """Websocket URL patterns, routed by splendor_site.asgi."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, re_path
 
-websocket_urlpatterns: list[URLPattern | URLResolver] = []
+from game.consumers import GameConsumer
+
+websocket_urlpatterns: list[URLPattern | URLResolver] = [
+    re_path(r"^ws/game/(?P<code>[A-Za-z]{4,8})/(?P<role>table|seat)/$", GameConsumer.as_asgi()),
+]

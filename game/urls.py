@@ -6,4 +6,13 @@ from game import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("new/", views.create, name="create"),
+    path("find/", views.find, name="find"),
+    path("host/<str:code>/", views.host, name="host"),
+    path("host/<str:code>/bot/", views.add_bot, name="add_bot"),
+    path("host/<str:code>/remove/", views.remove_seat, name="remove_seat"),
+    path("host/<str:code>/start/", views.start, name="start"),
+    path("host/<str:code>/rematch/", views.rematch, name="rematch"),
+    path("join/<str:code>/", views.join, name="join"),
+    path("play/<str:code>/", views.play, name="play"),
 ]

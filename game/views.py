@@ -1,9 +1,175 @@
-"""Thin HTTP views."""
+"""Thin HTTP views: home, create, host screen, join, phone.
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+Every change goes through game.services; these views only find the game and
+the player's key, call the service, and redirect or render.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from game import rendering, services
+from game.models import Game, new_player_key
+
+NAME_COOKIE = "splendor_name"
+NAME_COOKIE_AGE = 365 * 24 * 60 * 60
+
+
+def player_key(request: HttpRequest) -> str:
+    """Return this browser's unguessable key, kept server-side in its session."""
+    key = request.session.get("player_key")
+    if not key:
+        key = new_player_key()
+        request.session["player_key"] = key
+    return str(key)
+
+
+def _game(code: str) -> Game:
+    game = Game.objects.filter(code=code.upper()).first()
+    if game is None:
+        raise Http404("No such game")
+    return game
+
+
+def _host_url(game: Game) -> str:
+    return reverse("host", args=[game.code])
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """Render the start page."""
-    return render(request, "home.html")
+    """Start a new game or reopen one this screen is hosting."""
+    key = request.session.get("player_key", "")
+    hosted = (
+        Game.objects.filter(host_key=key, next_game=None).exclude(status=Game.Status.OVER)
+        if key
+        else Game.objects.none()
+    )
+    return render(request, "home.html", {"hosted": hosted.order_by("-created_at")[:8]})
+
+
+@require_POST
+def create(request: HttpRequest) -> HttpResponse:
+    game = services.create_game(
+        player_key(request), no_gold_small=request.POST.get("no_gold_small") == "on"
+    )
+    return redirect(_host_url(game))
+
+
+def find(request: HttpRequest) -> HttpResponse:
+    """Go to a game by its typed room code."""
+    code = "".join(request.GET.get("code", "").split()).upper()
+    if not Game.objects.filter(code=code).exists():
+        messages.error(request, _("There is no game with the code %(code)s.") % {"code": code})
+        return redirect("home")
+    return redirect("join", code=code)
+
+
+def host(request: HttpRequest, code: str) -> HttpResponse:
+    """The TV: the lobby with its QR code, then the table, then the end screen."""
+    game = _game(code)
+    if game.next_game_id and game.host_key == request.session.get("player_key"):
+        return redirect(_host_url(game.next_game))  # type: ignore[arg-type]
+    snap = rendering.load_snapshot(game.id)
+    is_host = bool(game.host_key) and game.host_key == request.session.get("player_key")
+    url = rendering.join_url(game.code, request.get_port())
+    return render(
+        request,
+        "host.html",
+        {
+            "snap": snap,
+            "screen": rendering.render_table(
+                snap, is_host=is_host, url=url, csrf=get_token(request)
+            ),
+        },
+    )
+
+
+def _host_action(request: HttpRequest, code: str, act: str) -> HttpResponse:
+    game = _game(code)
+    key = request.session.get("player_key", "")
+    try:
+        if act == "bot":
+            services.add_bot(game.id, key, request.POST.get("kind", "greedy"))
+        elif act == "remove":
+            services.remove_seat(game.id, key, int(request.POST.get("position", "-1")))
+        elif act == "start":
+            services.start_game(game.id, key)
+        elif act == "rematch":
+            game = services.rematch(game.id, key)
+    except (services.Refused, ValueError) as refusal:
+        messages.error(request, getattr(refusal, "message", str(refusal)))
+    return redirect(_host_url(game))
+
+
+@require_POST
+def add_bot(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(request, code, "bot")
+
+
+@require_POST
+def remove_seat(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(request, code, "remove")
+
+
+@require_POST
+def start(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(request, code, "start")
+
+
+@require_POST
+def rematch(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(request, code, "rematch")
+
+
+def join(request: HttpRequest, code: str) -> HttpResponse:
+    """Where the QR code leads: type a name (remembered), tap join, you are seated."""
+    game = _game(code)
+    key = player_key(request)
+    if services.seat_of(game, key) is not None and request.method == "GET":
+        return redirect("play", code=game.code)
+    error = ""
+    name = request.COOKIES.get(NAME_COOKIE, "")
+    if request.method == "POST":
+        name = request.POST.get("name", "")
+        try:
+            if "rejoin_code" in request.POST:
+                services.rejoin(game.id, key, request.POST["rejoin_code"])
+            else:
+                services.join_game(game.id, key, name)
+        except services.Refused as refusal:
+            error = refusal.message
+        else:
+            response = HttpResponseRedirect(reverse("play", args=[game.code]))
+            if name:
+                response.set_cookie(
+                    NAME_COOKIE, services.clean_name(name), max_age=NAME_COOKIE_AGE, samesite="Lax"
+                )
+            return response
+    context = {
+        "game": game,
+        "name": name,
+        "error": error,
+        "rejoin_code": request.GET.get("rejoin", ""),
+        "seats": game.seats.count(),
+    }
+    return render(request, "join.html", context, status=400 if error else 200)
+
+
+def play(request: HttpRequest, code: str) -> HttpResponse:
+    """A phone: the player's own hand, live over the websocket."""
+    game = _game(code)
+    seat = services.seat_of(game, player_key(request))
+    if seat is None:
+        return redirect("join", code=game.code)
+    snap = rendering.load_snapshot(game.id)
+    context = {
+        "snap": snap,
+        "status": rendering.render_phone_status(snap),
+        "hand": rendering.render_phone_hand(snap, seat.position),
+    }
+    return render(request, "phone.html", context)

@@ -163,3 +163,6 @@ LOGGING = {
         "game": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
+
+# Seconds a bot waits before each action, so people can follow what it does.
+SPLENDOR_BOT_DELAY = float(os.environ.get("SPLENDOR_BOT_DELAY", "1.2"))

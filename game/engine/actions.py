@@ -123,7 +123,7 @@ def _parse_colours(text: str, *, gold: bool) -> tuple[int, ...]:
 
 
 def _parse_int(text: str, what: str) -> int:
-    if not text.isdigit() or len(text) > 3:
+    if not (text.isascii() and text.isdigit()) or len(text) > 3:
         raise NotationError(_("“%(text)s” is not a %(what)s number."), text=text, what=what)
     return int(text)
 

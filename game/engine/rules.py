@@ -227,7 +227,7 @@ def _check_reserve(state: GameState, player: PlayerState, action: Action) -> Non
 
 def _check_buy(state: GameState, player: PlayerState, action: Action) -> None:
     card_id = action.card
-    on_table = any(card_id in row for row in state.market)
+    on_table = card_id != EMPTY and any(card_id in row for row in state.market)
     if not on_table and card_id not in player.reserved:
         raise IllegalActionError(_("You can buy only a card on the table or one you reserved."))
     if not can_afford(player, card_id):
@@ -245,6 +245,8 @@ def _check_buy(state: GameState, player: PlayerState, action: Action) -> None:
 
 
 def _check_return(state: GameState, player: PlayerState, gems: tuple[int, ...]) -> None:
+    if any(not 0 <= c <= GOLD for c in gems):
+        raise IllegalActionError(_("That is not a token colour."))
     if len(gems) != state.to_return:
         raise IllegalActionError(
             _("Give back exactly %(count)s tokens to keep ten."), count=state.to_return
@@ -456,7 +458,7 @@ def outcome(state: GameState) -> Outcome | None:
         cards=cards,
         tie_break=len(leaders) > 1 and len(winners) < len(leaders),
         shared=len(winners) > 1,
-        ended_by_passes=not state.final_round,
+        ended_by_passes=state.passes_in_row >= state.num_players,
     )
 
 

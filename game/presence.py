@@ -1,0 +1,32 @@
+"""Which seats have a phone connected right now, in this server process.
+
+Kept in memory on purpose: after a restart every phone reconnects and is
+counted again. With several server processes (Redis layer) each process only
+knows its own sockets; the host screen then may show a seat as away too
+eagerly, which is harmless.
+"""
+
+from collections import Counter, defaultdict
+
+_connected: defaultdict[int, Counter[int]] = defaultdict(Counter)
+
+
+def arrive(game_id: int, position: int) -> None:
+    _connected[game_id][position] += 1
+
+
+def leave(game_id: int, position: int) -> None:
+    seats = _connected[game_id]
+    seats[position] -= 1
+    if seats[position] <= 0:
+        del seats[position]
+
+
+def connected(game_id: int) -> frozenset[int]:
+    """Return the positions with at least one open socket."""
+    return frozenset(_connected[game_id])
+
+
+def reset() -> None:
+    """Forget everything (tests)."""
+    _connected.clear()

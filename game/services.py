@@ -1,0 +1,336 @@
+"""The one place that changes a game.
+
+Every change follows the same steps inside one transaction: lock the game row,
+validate, apply through the engine, record the move, save the snapshot, and
+announce "game changed" to the game's group only after the commit. A refused
+request raises Refused with a message for the player, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from game.engine import ActionError, GameState, NotationError, new_game, parse_action
+from game.engine.bots import make_bot
+from game.engine.rules import apply_action
+from game.engine.rules import replay as replay_moves
+from game.models import Game, Move, Seat
+
+log = logging.getLogger(__name__)
+
+MIN_SEATS = 2
+MAX_SEATS = 4
+BOT_KINDS = ("greedy", "random")
+NAME_MAX = 24
+
+# Engine messages name colours in English; these translate them.
+COLOUR_NAMES = {
+    "white": gettext_lazy("white"),
+    "blue": gettext_lazy("blue"),
+    "green": gettext_lazy("green"),
+    "red": gettext_lazy("red"),
+    "black": gettext_lazy("black"),
+    "gold": gettext_lazy("gold"),
+}
+
+
+class Refused(Exception):
+    """A request that was turned down; `message` is shown to that player only."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def group_name(game_id: int) -> str:
+    return f"game-{game_id}"
+
+
+def announce(game_id: int) -> None:
+    """Tell every screen of the game to fetch its fresh view."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(group_name(game_id), {"type": "game.changed"})
+
+
+def _announce_after_commit(game_id: int) -> None:
+    # Screens re-read the database when told; telling them before the commit
+    # would let them read the old state.
+    transaction.on_commit(lambda: announce(game_id))
+
+
+def explain(error: ActionError) -> str:
+    """Translate an engine error for the player."""
+    params = {
+        k: COLOUR_NAMES.get(v, v) if isinstance(v, str) else v for k, v in error.params.items()
+    }
+    return _(error.template) % params if params else _(error.template)
+
+
+def _lock(game_id: int) -> Game:
+    """Return the game row, locked until the transaction ends.
+
+    select_for_update serialises concurrent actions on one game under
+    PostgreSQL; SQLite has no row locks, but our connections BEGIN IMMEDIATE,
+    which takes the database write lock for the same effect.
+    """
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise Refused(_("This game does not exist.")) from None
+
+
+def load_state(game: Game) -> GameState | None:
+    return GameState.from_dict(game.state) if game.state else None
+
+
+def replay_game(game: Game) -> GameState:
+    """Rebuild the game from its seed and recorded moves."""
+    notations = list(game.moves.order_by("index").values_list("notation", flat=True))
+    return replay_moves(
+        game.seats.count(),
+        game.seed,
+        notations,
+        first_player=game.first_player,
+        no_gold_small=game.house_no_gold_small,
+    )
+
+
+# ---------------------------------------------------------------- the lobby
+
+
+def create_game(host_key: str, *, no_gold_small: bool = False) -> Game:
+    """Open a new game in the lobby, run by the screen with this key."""
+    for _attempt in range(20):
+        try:
+            with transaction.atomic():
+                return Game.objects.create(host_key=host_key, house_no_gold_small=no_gold_small)
+        except IntegrityError:  # room code already taken: draw another
+            continue
+    raise RuntimeError("Could not find a free room code.")
+
+
+def seat_of(game: Game, player_key: str) -> Seat | None:
+    if not player_key:
+        return None
+    return game.seats.filter(player_key=player_key).first()
+
+
+def clean_name(name: str) -> str:
+    return " ".join(str(name).split())[:NAME_MAX]
+
+
+def join_game(game_id: int, player_key: str, name: str) -> Seat:
+    """Seat this player in the lobby, or return the seat they already have."""
+    name = clean_name(name)
+    if not name:
+        raise Refused(_("Please type your name."))
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat = seat_of(game, player_key)
+        if seat is not None:
+            if seat.name != name:
+                seat.name = name
+                seat.save(update_fields=["name"])
+                _announce_after_commit(game.id)
+            return seat
+        if game.status != Game.Status.LOBBY:
+            raise Refused(_("This game has already started."))
+        count = game.seats.count()
+        if count >= MAX_SEATS:
+            raise Refused(_("The table is full: four players already."))
+        seat = Seat.objects.create(game=game, position=count, name=name, player_key=player_key)
+        _announce_after_commit(game.id)
+        return seat
+
+
+def _require_host(game: Game, host_key: str) -> None:
+    if not host_key or game.host_key != host_key:
+        raise Refused(_("Only the screen that created the game can do that."))
+
+
+def _require_lobby(game: Game) -> None:
+    if game.status != Game.Status.LOBBY:
+        raise Refused(_("This game has already started."))
+
+
+def add_bot(game_id: int, host_key: str, kind: str = "greedy") -> Seat:
+    """Fill the next empty seat with a bot."""
+    if kind not in BOT_KINDS:
+        raise Refused(_("There is no such bot."))
+    with transaction.atomic():
+        game = _lock(game_id)
+        _require_host(game, host_key)
+        _require_lobby(game)
+        count = game.seats.count()
+        if count >= MAX_SEATS:
+            raise Refused(_("The table is full: four players already."))
+        bots = game.seats.filter(is_bot=True).count()
+        name = _("Bot %(number)s") % {"number": bots + 1}
+        seat = Seat.objects.create(game=game, position=count, name=name, is_bot=True, bot_kind=kind)
+        _announce_after_commit(game.id)
+        return seat
+
+
+def remove_seat(game_id: int, host_key: str, position: int) -> None:
+    """Free a seat in the lobby; later seats move up so positions stay 0..n-1."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        _require_host(game, host_key)
+        _require_lobby(game)
+        deleted, _rows = game.seats.filter(position=position).delete()
+        if not deleted:
+            raise Refused(_("That seat is already empty."))
+        for seat in game.seats.filter(position__gt=position).order_by("position"):
+            seat.position -= 1
+            seat.save(update_fields=["position"])
+        _announce_after_commit(game.id)
+
+
+def _deal(game: Game, first_player: int | None) -> None:
+    count = game.seats.count()
+    if not MIN_SEATS <= count <= MAX_SEATS:
+        raise Refused(_("Splendor needs two to four players."))
+    state = new_game(count, game.seed, first_player, game.house_no_gold_small)
+    game.state = state.to_dict()
+    game.first_player = state.first_player
+    game.version = state.moves
+    game.status = Game.Status.PLAYING
+
+
+def start_game(game_id: int, host_key: str, first_player: int | None = None) -> Game:
+    """Deal the cards and start play with the seats filled now."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        _require_host(game, host_key)
+        _require_lobby(game)
+        _deal(game, first_player)
+        game.save()
+        _announce_after_commit(game.id)
+        return game
+
+
+def rematch(game_id: int, host_key: str) -> Game:
+    """Start a new game with the same players in the same seats."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        _require_host(game, host_key)
+        if game.next_game_id is not None:
+            return Game.objects.get(pk=game.next_game_id)
+        if game.status != Game.Status.OVER:
+            raise Refused(_("The game is not over yet."))
+        fresh = create_game(host_key, no_gold_small=game.house_no_gold_small)
+        Seat.objects.bulk_create(
+            Seat(
+                game=fresh,
+                position=seat.position,
+                name=seat.name,
+                player_key=seat.player_key,
+                is_bot=seat.is_bot,
+                bot_kind=seat.bot_kind,
+            )
+            for seat in game.seats.all()
+        )
+        _deal(fresh, None)
+        fresh.save()
+        game.next_game = fresh
+        game.save(update_fields=["next_game", "updated_at"])
+        _announce_after_commit(game.id)
+        return fresh
+
+
+def rejoin(game_id: int, player_key: str, rejoin_code: str) -> Seat:
+    """Give this phone the seat whose rejoin code it typed."""
+    code = "".join(str(rejoin_code).split()).upper()
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat = game.seats.filter(rejoin_code=code, is_bot=False).first() if code else None
+        if seat is None:
+            raise Refused(_("That rejoin code does not match a seat in this game."))
+        if seat.player_key != player_key:
+            # A phone holds one seat a game: let go of any other first.
+            game.seats.filter(player_key=player_key).exclude(pk=seat.pk).update(player_key="")
+            seat.player_key = player_key
+            seat.save(update_fields=["player_key"])
+        _announce_after_commit(game.id)
+        return seat
+
+
+# ---------------------------------------------------------------- play
+
+
+def _read_version(version: Any) -> int:
+    try:
+        return int(version)
+    except (TypeError, ValueError):
+        raise Refused(_("That action could not be read.")) from None
+
+
+def _apply(game: Game, position: int, text: Any, version: Any) -> None:
+    """Apply one action to a locked game, record it and announce it after commit."""
+    if game.status == Game.Status.LOBBY:
+        raise Refused(_("The game has not started yet."))
+    if game.status == Game.Status.OVER:
+        raise Refused(_("The game is over."))
+    if _read_version(version) != game.version:
+        # Built on an older screen: a double tap, or a second phone in the same seat.
+        raise Refused(_("The game moved on before your action arrived; look again and retry."))
+    state = load_state(game)
+    assert state is not None
+    try:
+        action = parse_action(text)
+        apply_action(state, action, seat=position)
+    except NotationError:
+        raise Refused(_("That action could not be read.")) from None
+    except ActionError as error:
+        raise Refused(explain(error)) from None
+    Move.objects.create(game=game, index=game.version, seat=position, notation=action.notation())
+    game.state = state.to_dict()
+    game.version = state.moves
+    if state.is_over:
+        game.status = Game.Status.OVER
+    game.save()
+    _announce_after_commit(game.id)
+
+
+def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
+    """Apply a player's action for the seat their session holds."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat = seat_of(game, player_key)
+        if seat is None or seat.is_bot:
+            raise Refused(_("You do not have a seat in this game."))
+        _apply(game, seat.position, text, version)
+
+
+def bot_to_play(game: Game) -> Seat | None:
+    """Return the bot seat whose turn it is, if any."""
+    if game.status != Game.Status.PLAYING or not game.state:
+        return None
+    seat = game.seats.filter(position=game.state["current"]).first()
+    return seat if seat is not None and seat.is_bot else None
+
+
+def play_bot_turn(game_id: int, expected_version: int) -> bool:
+    """Let the bot whose turn it is act once; False if there was nothing to do.
+
+    The expected version keeps two screens' bot drivers from both moving.
+    """
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat = bot_to_play(game)
+        if seat is None or game.version != expected_version:
+            return False
+        state = load_state(game)
+        assert state is not None
+        bot = make_bot(seat.bot_kind or "greedy", game.seed + game.version)
+        action = bot.choose(state, seat.position)
+        _apply(game, seat.position, action.notation(), game.version)
+        return True

@@ -1,0 +1,178 @@
+/* The little JavaScript a screen needs: keep the socket alive, pick gems,
+   open action sheets and send the one confirmed action. Everything shown comes
+   from the server as HTML regions; nothing here changes the game by itself. */
+(function () {
+  "use strict";
+  var ORDER = "wugrky";
+  var socket = null;
+  var lastMessageAt = 0;
+  var wasMyTurn = null;
+
+  if (window.htmx) {
+    // Reconnect quickly: a phone that wakes up should be current within seconds.
+    htmx.config.wsReconnectDelay = function (retry) { return Math.min(400 * (retry + 1), 2000); };
+  }
+
+  function live() { return document.getElementById("live"); }
+  function hand() { return document.getElementById("hand"); }
+  function setConnected(on) {
+    var el = live();
+    if (el) el.classList.toggle("offline", !on);
+  }
+
+  document.addEventListener("htmx:wsOpen", function (e) {
+    socket = e.detail.socketWrapper;
+    lastMessageAt = Date.now();
+    setConnected(true);
+  });
+
+  document.addEventListener("htmx:wsClose", function (e) {
+    setConnected(false);
+    var code = e.detail.event && e.detail.event.code;
+    if (code === 4403 || code === 4404) { location.reload(); return; }
+    // htmx retries only abnormal closes; a server restart may close "normally".
+    if ([1006, 1011, 1012, 1013].indexOf(code) < 0 && socket) {
+      setTimeout(function () { if (socket) socket.reconnect(); }, 1000);
+    }
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    lastMessageAt = Date.now();
+    setConnected(true);
+    afterUpdate();
+  });
+
+  function afterUpdate() {
+    var redirect = document.querySelector("[data-redirect]");
+    if (redirect) { location.href = redirect.getAttribute("data-redirect"); return; }
+    var h = hand();
+    if (h) {
+      h.classList.remove("pending");
+      var mine = h.getAttribute("data-my-turn") === "1";
+      if (mine && wasMyTurn === false && navigator.vibrate) {
+        try { navigator.vibrate([120, 60, 120]); } catch (err) { /* not allowed yet */ }
+      }
+      wasMyTurn = mine;
+    }
+    closeSheet();
+    document.querySelectorAll("[data-picker]").forEach(refreshPicker);
+    var flash = document.getElementById("flash");
+    if (flash && flash.classList.contains("show")) {
+      clearTimeout(flash._timer);
+      flash._timer = setTimeout(function () { flash.classList.remove("show"); }, 6000);
+    }
+  }
+
+  // A phone that slept may hold a dead socket: ask for the full view and
+  // reconnect (then reload) if no answer comes quickly.
+  function resync() {
+    if (!live()) return;
+    var asked = Date.now();
+    if (socket) socket.send(JSON.stringify({ sync: true }));
+    setTimeout(function () {
+      if (lastMessageAt >= asked) return;
+      if (socket) socket.reconnect();
+      setTimeout(function () { if (lastMessageAt < asked) location.reload(); }, 2500);
+    }, 1500);
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") resync();
+  });
+  window.addEventListener("pageshow", function (e) { if (e.persisted) resync(); });
+
+  function send(action) {
+    var h = hand();
+    if (!socket || !h) return;
+    h.classList.add("pending");
+    socket.send(JSON.stringify({ action: action, version: h.getAttribute("data-version") }));
+    closeSheet();
+  }
+
+  // ---- gem pickers: only selections that can still become a legal action
+  function legalOf(picker) {
+    var raw = picker.getAttribute("data-legal") || "";
+    return raw ? raw.split(",").map(function (n) { return n.split(":")[1]; }) : [];
+  }
+  function sorted(letters) {
+    return letters.slice().sort(function (a, b) { return ORDER.indexOf(a) - ORDER.indexOf(b); }).join("");
+  }
+  function within(selection, target) {
+    var left = target.split("");
+    return selection.every(function (l) {
+      var i = left.indexOf(l);
+      if (i < 0) return false;
+      left.splice(i, 1);
+      return true;
+    });
+  }
+  function refreshPicker(picker) {
+    var legal = legalOf(picker);
+    var sel = picker._selection || (picker._selection = []);
+    picker.querySelectorAll("[data-pick]").forEach(function (b) {
+      var l = b.getAttribute("data-pick");
+      var n = sel.filter(function (x) { return x === l; }).length;
+      var canAdd = legal.some(function (t) { return within(sel.concat([l]), t); });
+      b.classList.toggle("selected", n > 0);
+      b.querySelector(".picked").textContent = n ? "+" + n : "";
+      if (!b.hasAttribute("data-off")) b.disabled = !(canAdd || n > 0);
+    });
+    var complete = legal.indexOf(sorted(sel)) >= 0;
+    var confirm = picker.querySelector("[data-confirm]");
+    if (confirm) confirm.disabled = !complete;
+  }
+  function pick(button) {
+    var picker = button.closest("[data-picker]");
+    var legal = legalOf(picker);
+    var sel = picker._selection || (picker._selection = []);
+    var l = button.getAttribute("data-pick");
+    if (legal.some(function (t) { return within(sel.concat([l]), t); })) sel.push(l);
+    else picker._selection = sel.filter(function (x) { return x !== l; });
+    refreshPicker(picker);
+  }
+
+  // ---- action sheets
+  function openSheet(templateId) {
+    var tpl = document.getElementById(templateId);
+    var sheet = document.getElementById("sheet");
+    if (!tpl || !sheet) return;
+    var body = sheet.querySelector(".sheet-body");
+    body.innerHTML = "";
+    body.appendChild(tpl.content.cloneNode(true));
+    sheet.hidden = false;
+    var first = body.querySelector("button");
+    if (first) first.focus();
+  }
+  function closeSheet() {
+    var sheet = document.getElementById("sheet");
+    if (sheet) sheet.hidden = true;
+  }
+
+  document.addEventListener("click", function (e) {
+    if (e.target.id === "sheet") { closeSheet(); return; }  // tap on the backdrop
+    var t = e.target.closest("button");
+    if (!t || t.disabled) return;
+    if (t.hasAttribute("data-pick")) { pick(t); return; }
+    if (t.hasAttribute("data-clear")) {
+      var p = t.closest("[data-picker]");
+      p._selection = [];
+      refreshPicker(p);
+      return;
+    }
+    if (t.hasAttribute("data-confirm")) {
+      var picker = t.closest("[data-picker]");
+      send(picker.getAttribute("data-picker") + ":" + sorted(picker._selection || []));
+      picker._selection = [];
+      return;
+    }
+    if (t.hasAttribute("data-open")) { openSheet(t.getAttribute("data-open")); return; }
+    if (t.hasAttribute("data-close")) { closeSheet(); return; }
+    if (t.hasAttribute("data-action")) {
+      var question = t.getAttribute("data-confirm-text");
+      if (question && !window.confirm(question)) return;
+      send(t.getAttribute("data-action"));
+    }
+  });
+  document.addEventListener("keydown", function (e) { if (e.key === "Escape") closeSheet(); });
+
+  document.addEventListener("DOMContentLoaded", afterUpdate);
+})();
