@@ -191,6 +191,12 @@ def _common(view: GameView, snap: Snapshot) -> dict[str, Any]:
         "current_seat": snap.seats[view.current],
         "last_seat": snap.seats[view.last_turn_seat] if view.last_turn_seat >= 0 else None,
         "last_events": [describe_event(e) for e in view.last_turn_events],
+        "last_taken": {
+            NAMES[c]
+            for e in view.last_turn_events
+            if e.startswith(TAKE)
+            for c in parse_action(e).gems
+        },
         "outcome": _outcome(view, snap),
         "roman": ROMAN,
         # Level III on top, as the cards lie on the table.
@@ -216,7 +222,17 @@ def table_context(snap: Snapshot, *, is_host: bool, url: str, csrf: str = "") ->
     }
     if snap.state is not None:
         context.update(_common(view_for(snap.state, TABLE if is_host else SPECTATOR), snap))
+        if is_host:
+            _add_rejoin_codes(context["players"], url)
     return context
+
+
+def _add_rejoin_codes(players: list[dict[str, Any]], url: str) -> None:
+    """Give the host screen a rejoin QR for each seat whose phone is away."""
+    for player in players:
+        seat = player["seat"]
+        if not seat.is_bot and not seat.connected:
+            player["rejoin_qr"] = qr_svg(f"{url}?rejoin={seat.rejoin_code}")
 
 
 def render_table(

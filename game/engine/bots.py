@@ -14,7 +14,7 @@ choices.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,6 +36,7 @@ SECONDARY_TARGETS = 3
 WIN_BONUS = 10.0  # for a card that reaches the winning points
 RESERVE_CLOSE = 3  # reserve the target for gold only when it lacks at most this many tokens
 GOLD_KEEP = 0.05  # gold is the most flexible token: keep it when all else is equal
+VARIETY = 0.01  # three different gems leave more choice than two alike at equal value
 TIE_NOISE = 1e-6  # seeded jitter so equal choices are broken by the seed, not by order
 
 
@@ -261,8 +262,7 @@ class GreedyBot:
             for c in action.gems:
                 after[c] += 1
             after = self.keep_best(after, targets)
-            # Three different gems leave more choice than two alike at equal value.
-            score = self.hand_score(after, targets) + 0.01 * len(set(action.gems))
+            score = self.hand_score(after, targets) + VARIETY * len(set(action.gems))
             score += self.jitter()
             if score > best_score:
                 best, best_score = (action, after), score
@@ -298,7 +298,7 @@ def _without(hand: list[int], colour: int) -> list[int]:
 # ---------------------------------------------------------------- playing
 
 
-BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
+BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
 
 
 def make_bot(kind: str, seed: int) -> Bot:
