@@ -64,6 +64,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     is_host: bool
     language: str
     player_key: str
+    last_html: str = ""
 
     async def connect(self) -> None:
         kwargs = self.scope["url_route"]["kwargs"]
@@ -114,7 +115,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_flash(_("That action could not be read."))
             return
         if message.get("sync"):
-            await self.send_view()
+            await self.send_view(force=True)
             return
         if self.position is None:
             await self.send_flash(_("This screen shows the table; play from your phone."))
@@ -131,17 +132,24 @@ class GameConsumer(AsyncWebsocketConsumer):
             except services.Refused as refusal:
                 # Only this screen hears about it; nothing changed anywhere.
                 await self.send_flash(refusal.message)
-                await self.send_view()
+                await self.send_view(force=True)
 
     async def game_changed(self, event: dict[str, Any]) -> None:
         await self.send_view()
         self.drive_bots_if_needed()
 
-    async def send_view(self) -> None:
+    async def send_view(self, force: bool = False) -> None:
+        """Send this screen its regions, unless they are exactly what it already shows.
+
+        Skipping identical views keeps a phone's half-made gem selection when
+        only something it does not show changed (another phone reconnecting).
+        """
         snap = await database_sync_to_async(rendering.load_snapshot)(self.game_id)
         with translation.override(self.language):
             html = await database_sync_to_async(self.render)(snap)
-        await self.send(text_data=html)
+        if force or html != self.last_html:
+            self.last_html = html
+            await self.send(text_data=html)
 
     def render(self, snap: rendering.Snapshot) -> str:
         if self.position is None:

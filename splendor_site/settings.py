@@ -136,7 +136,7 @@ LANGUAGES = [
     ("fi", "Suomi"),
     ("de", "Deutsch"),
 ]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [BASE_DIR / "game" / "locale"]
 USE_I18N = True
 TIME_ZONE = "UTC"
 USE_TZ = True
