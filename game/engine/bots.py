@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
+from game.engine.actions import BUY, KINDS, NOBLE, RESERVE, RETURN, TAKE, Action
 from game.engine.cards import COSTS, card, noble
 from game.engine.colours import GEMS, GOLD
 from game.engine.rules import apply_action, legal_actions
@@ -60,11 +60,12 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def choose(self, state: GameState, seat: int) -> Action:
-        by_kind: dict[str, list[Action]] = {}
-        for action in legal_actions(state):
-            by_kind.setdefault(action.kind, []).append(action)
-        kind = self.rng.choice(list(by_kind))
-        return self.rng.choice(by_kind[kind])
+        actions = legal_actions(state)
+        kinds = {a.kind for a in actions}
+        if len(kinds) > 1:
+            kind = self.rng.choice([k for k in KINDS if k in kinds])  # in a fixed order
+            actions = [a for a in actions if a.kind == kind]
+        return self.rng.choice(actions)
 
 
 # ---------------------------------------------------------------- greedy

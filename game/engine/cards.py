@@ -58,7 +58,7 @@ def load_nobles(path: Path = DATA_DIR / "nobles.csv") -> tuple[Noble, ...]:
 CARDS: tuple[Card, ...] = load_cards()
 NOBLES: tuple[Noble, ...] = load_nobles()
 # Costs indexed by card id (slot 0 unused), for the affordability hot path.
-COSTS: tuple[tuple[int, ...], ...] = ((0, 0, 0, 0, 0), *(c.cost for c in CARDS))
+COSTS: tuple[tuple[int, int, int, int, int], ...] = ((0, 0, 0, 0, 0), *(c.cost for c in CARDS))
 LEVELS: tuple[int, ...] = (1, 2, 3)
 CARDS_PER_LEVEL_FACE_UP = 4
 

@@ -129,8 +129,8 @@ def player_view(seat: int, player: PlayerState, viewer: Viewer) -> PlayerView:
 
 def view_for(state: GameState, viewer: Viewer) -> GameView:
     """Return what `viewer` (a seat number, TABLE or SPECTATOR) may see now."""
-    is_seat = isinstance(viewer, int)
-    if not is_seat and viewer not in (TABLE, SPECTATOR):
+    is_seat = isinstance(viewer, int) and not isinstance(viewer, bool)
+    if not is_seat and viewer not in (TABLE, SPECTATOR):  # also refuses True/False
         raise ValueError(f"Unknown viewer {viewer!r}.")
     if is_seat and not 0 <= int(viewer) < state.num_players:
         raise ValueError(f"There is no seat {viewer}.")

@@ -8,7 +8,7 @@ hand-written message is refused rather than trusted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import combinations
+from itertools import combinations, product
 
 from game.engine.actions import (
     BUY,
@@ -23,7 +23,7 @@ from game.engine.actions import (
     parse_action,
 )
 from game.engine.cards import COSTS, LEVELS, card, noble
-from game.engine.colours import GEMS, GOLD, NAMES
+from game.engine.colours import COLOURS, GEMS, GOLD, NAMES
 from game.engine.i18n import _
 from game.engine.setup import new_game
 from game.engine.state import (
@@ -56,16 +56,22 @@ def owed(player: PlayerState, card_id: int) -> list[int]:
 
 def can_afford(player: PlayerState, card_id: int) -> bool:
     """Tell whether tokens plus gold cover the card after bonuses."""
-    # Hot path of legal_actions: a plain loop, no helper lists.
-    cost = COSTS[card_id]
-    bonuses = player.bonuses
-    tokens = player.tokens
+    # The hottest function of legal_actions: unrolled over the five gem colours.
+    w, u, g, r, k = COSTS[card_id]
+    b = player.bonuses
+    t = player.tokens
     short = 0
-    for c in GEMS:
-        missing = cost[c] - bonuses[c] - tokens[c]
-        if missing > 0:
-            short += missing
-    return short <= tokens[GOLD]
+    if (missing := w - b[0] - t[0]) > 0:
+        short += missing
+    if (missing := u - b[1] - t[1]) > 0:
+        short += missing
+    if (missing := g - b[2] - t[2]) > 0:
+        short += missing
+    if (missing := r - b[3] - t[3]) > 0:
+        short += missing
+    if (missing := k - b[4] - t[4]) > 0:
+        short += missing
+    return short <= t[5]
 
 
 def cheapest_payment(player: PlayerState, card_id: int) -> tuple[int, ...] | None:
@@ -86,19 +92,17 @@ def payments(player: PlayerState, card_id: int) -> list[tuple[int, ...]]:
         cheapest = cheapest_payment(player, card_id)
         return [cheapest] if cheapest else []
     due = owed(player, card_id)
-    found: list[tuple[int, ...]] = []
-
-    def spend(colour: int, paid: list[int], gold_left: int) -> None:
-        if colour == len(GEMS):
-            found.append((*paid, gold - gold_left))
-            return
-        need = due[colour]
-        most = min(need, player.tokens[colour])
-        least = max(0, need - gold_left)
-        for tokens in range(most, least - 1, -1):
-            spend(colour + 1, [*paid, tokens], gold_left - (need - tokens))
-
-    spend(0, [], gold)
+    tokens = player.tokens
+    # Per colour: how many of its own tokens to pay, most first (gold covers the rest).
+    choices = []
+    for c in GEMS:
+        most = min(due[c], tokens[c])
+        least = max(0, due[c] - gold)
+        if least > most:
+            return []
+        choices.append(range(most, least - 1, -1))
+    total = sum(due)
+    found = [(*paid, spent) for paid in product(*choices) if (spent := total - sum(paid)) <= gold]
     found.sort(key=lambda p: p[GOLD])
     return found
 
@@ -145,19 +149,9 @@ def _buy_actions(state: GameState, player: PlayerState) -> Iterator[Action]:
 
 
 def _return_actions(tokens: list[int], count: int) -> list[Action]:
-    choices: list[Action] = []
-
-    def pick(colour: int, chosen: tuple[int, ...], left: int) -> None:
-        if left == 0:
-            choices.append(Action(RETURN, gems=chosen))
-            return
-        if colour > GOLD:
-            return
-        for n in range(min(left, tokens[colour]), -1, -1):
-            pick(colour + 1, chosen + (colour,) * n, left - n)
-
-    pick(0, (), count)
-    return choices
+    held = [c for c in COLOURS for _ in range(tokens[c])]
+    # Distinct multisets of `count` held tokens, in colour order.
+    return [Action(RETURN, gems) for gems in dict.fromkeys(combinations(held, count))]
 
 
 def legal_actions(state: GameState) -> list[Action]:

@@ -10,10 +10,12 @@ import dataclasses
 import pytest
 
 from game.engine import GameState, card, new_game
+from game.engine.actions import Action
 from game.engine.projection import (
     SPECTATOR,
     TABLE,
     CardView,
+    ColourCount,
     GameView,
     ReservedView,
     Viewer,
@@ -25,19 +27,35 @@ from tests.engine.builder import play, position
 # ---------------------------------------------------------------- helpers
 
 
+# Types that cannot hold a CardView (ColourCount and Action are tuples of strings and ints).
+LEAVES = frozenset({int, str, bool, float, type(None), ColourCount, Action})
+_fields: dict[type, tuple[str, ...]] = {}
+
+
 def card_views(node: object) -> list[CardView]:
-    """Every CardView anywhere in a view: walk dataclasses, tuples and frozensets."""
+    """Every CardView anywhere in a view: walk dataclasses, tuples, lists and sets."""
     found: list[CardView] = []
     stack = [node]
     while stack:
         item = stack.pop()
-        if isinstance(item, CardView):
-            found.append(item)
-        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
-            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
-        elif isinstance(item, tuple | list | frozenset):
+        kind = type(item)
+        if kind is CardView:
+            found.append(item)  # type: ignore[arg-type]
+        elif kind in LEAVES:
+            continue
+        elif isinstance(item, tuple | list | frozenset | set):
             stack.extend(item)
+        else:
+            stack.extend(getattr(item, name) for name in _field_names(item))
     return found
+
+
+def _field_names(item: object) -> tuple[str, ...]:
+    kind = type(item)
+    if kind not in _fields:
+        assert dataclasses.is_dataclass(item), f"unexpected {kind.__name__} in a view"
+        _fields[kind] = tuple(f.name for f in dataclasses.fields(item))
+    return _fields[kind]
 
 
 def viewers(state: GameState) -> list[Viewer]:

@@ -1,0 +1,152 @@
+"""Hundreds of seeded bot games played to the end, every invariant checked after every action.
+
+After each action: tokens are conserved per colour, each of the 90 cards is in
+exactly one place, no count is negative, nobody holds more than ten tokens
+between turns, and the state survives a JSON round trip. Every few moves and
+at the end, replaying the notations from the seed rebuilds the same state; and
+(every other action, after every reserve and at the end) no viewer's projection
+shows a card it may not see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pytest
+
+from game.engine import CARDS, GameState, Outcome, apply_action, outcome, replay
+from game.engine.actions import RESERVE
+from game.engine.bots import MAX_MOVES, Bot, make_bot
+from game.engine.projection import view_for
+from game.engine.setup import new_game, starting_bank
+from game.engine.state import MAIN, OVER, RETURN, TOKEN_LIMIT
+from tests.engine.test_projection import assert_no_leak, viewers
+
+ALL_CARDS = sorted(c.id for c in CARDS)
+REPLAY_EVERY = 25
+# Projections are the slowest check (six views a move at four players): every other
+# action, right after every reserve, and at the end.
+VIEWS_EVERY = 2
+
+
+@dataclass(frozen=True)
+class Match:
+    """A batch of seeded games: who plays, at how many seats."""
+
+    kinds: tuple[str, ...]
+    games: int
+    first_seed: int
+
+    @property
+    def players(self) -> int:
+        return len(self.kinds)
+
+    def __str__(self) -> str:
+        return "-".join(self.kinds)
+
+
+MATCHES = [
+    Match(("random", "random"), 55, 0),
+    Match(("random", "random", "random"), 35, 1000),
+    Match(("random", "random", "random", "random"), 25, 2000),
+    Match(("greedy", "greedy"), 40, 3000),
+    Match(("greedy", "greedy", "greedy"), 30, 4000),
+    Match(("greedy", "greedy", "greedy", "greedy"), 30, 5000),
+    Match(("greedy", "random"), 30, 6000),
+    Match(("random", "greedy", "random"), 20, 7000),
+    Match(("greedy", "random", "greedy", "random"), 20, 8000),
+    Match(("random", "greedy", "greedy", "random"), 15, 9000),
+]
+
+
+def check_invariants(state: GameState, totals: Sequence[int]) -> None:
+    players = state.players
+    held = [state.bank[c] + sum(p.tokens[c] for p in players) for c in range(6)]
+    assert held == list(totals), f"tokens {held} != {list(totals)}"
+    places = [c for deck in state.decks for c in deck]
+    places += [c for row in state.market for c in row if c]
+    for p in players:
+        places += p.cards + p.reserved
+    assert sorted(places) == ALL_CARDS, "a card is lost or in two places"
+    for p in players:
+        assert min(p.tokens) >= 0 and min(p.bonuses) >= 0, f"negative count in {p}"
+        assert len(p.reserved) == len(p.blind) <= 3
+    assert min(state.bank) >= 0
+    over = [s for s, p in enumerate(players) if p.token_count() > TOKEN_LIMIT]
+    if state.phase in (MAIN, OVER):
+        assert not over, f"seats {over} hold more than ten tokens between turns"
+    elif state.phase == RETURN:
+        assert over == [state.current]
+        assert players[state.current].token_count() - state.to_return == TOKEN_LIMIT
+    assert GameState.from_json(state.to_json()) == state
+
+
+def check_views(state: GameState) -> None:
+    for viewer in viewers(state):
+        assert_no_leak(state, view_for(state, viewer))
+
+
+def check_replay(state: GameState, moves: list[str]) -> None:
+    rebuilt = replay(
+        state.num_players,
+        state.seed,
+        moves,
+        first_player=state.first_player,
+        no_gold_small=state.no_gold_small,
+    )
+    assert rebuilt == state
+
+
+def play_checked(
+    players: int, seed: int, bots: Sequence[Bot], first_player: int, no_gold_small: bool
+) -> GameState:
+    state = new_game(players, seed, first_player, no_gold_small)
+    totals = starting_bank(players, no_gold_small)
+    moves: list[str] = []
+    check_invariants(state, totals)
+    while not state.is_over:
+        assert state.moves < MAX_MOVES, f"game {seed} does not end"
+        action = bots[state.current].choose(state, state.current)
+        apply_action(state, action)
+        moves.append(action.notation())
+        check_invariants(state, totals)
+        if state.moves % VIEWS_EVERY == 0 or action.kind == RESERVE:
+            check_views(state)
+        if state.moves % REPLAY_EVERY == 0:
+            check_replay(state, moves)
+    check_views(state)
+    check_replay(state, moves)
+    return state
+
+
+def check_outcome(state: GameState) -> Outcome:
+    result = outcome(state)
+    assert result is not None
+    assert result.winners and set(result.winners) <= set(range(state.num_players))
+    assert sorted(result.ranking) == list(range(state.num_players))
+    assert result.ranking[: len(result.winners)] == result.winners
+    assert result.points == tuple(p.points for p in state.players)
+    if not result.ended_by_passes:
+        assert state.final_round and max(result.points) >= 15
+        assert state.current == state.first_player  # everyone played the same number of turns
+    return result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("match", MATCHES, ids=str)
+def test_playouts(match: Match) -> None:
+    by_passes = 0
+    for seed in range(match.first_seed, match.first_seed + match.games):
+        # A few small games with the "no gold" house rule; the first player rotates.
+        no_gold_small = match.players < 4 and seed % 5 == 0
+        bots = [make_bot(kind, seed * 10 + s) for s, kind in enumerate(match.kinds)]
+        state = play_checked(match.players, seed, bots, seed % match.players, no_gold_small)
+        by_passes += check_outcome(state).ended_by_passes
+    if "random" not in match.kinds:
+        assert by_passes <= match.games // 20, f"{by_passes} greedy games ended by passes"
+
+
+def test_there_are_enough_playouts() -> None:
+    assert sum(m.games for m in MATCHES) >= 300
+    assert {m.players for m in MATCHES} == {2, 3, 4}
