@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from game import presence, rendering, services
 from game.languages import language_from_scope
-from game.models import Game
+from game.models import Game, Seat
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +33,19 @@ def _find_game(code: str) -> Game | None:
     return Game.objects.filter(code=code.upper()).first()
 
 
-def _position_for(game: Game, player_key: str) -> int | None:
+def _seat_id_for(game: Game, player_key: str) -> int | None:
     seat = services.seat_of(game, player_key)
-    return seat.position if seat is not None and not seat.is_bot else None
+    return seat.pk if seat is not None and not seat.is_bot else None
+
+
+def _position_of(seat_id: int, player_key: str) -> int | None:
+    """Return the seat's position now, or None if this phone no longer holds it.
+
+    Looked up on every render: positions shift when a lobby seat is removed, and
+    a rejoin code can hand the seat to another phone.
+    """
+    row = Seat.objects.filter(pk=seat_id, player_key=player_key).values("position").first()
+    return row["position"] if row else None
 
 
 def _player_key(scope: dict[str, Any]) -> str:
@@ -60,7 +70,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     game_id: int
     role: str
-    position: int | None
+    seat_id: int | None
     is_host: bool
     language: str
     player_key: str
@@ -78,18 +88,18 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         self.game_id = game.id
         self.is_host = bool(player_key) and game.host_key == player_key
-        self.position = None
+        self.seat_id = None
         if self.role == "seat":
-            self.position = await database_sync_to_async(_position_for)(game, player_key)
-            if self.position is None:
+            self.seat_id = await database_sync_to_async(_seat_id_for)(game, player_key)
+            if self.seat_id is None:
                 await self.close(code=4403)
                 return
-            presence.arrive(self.game_id, self.position)
+            presence.arrive(self.game_id, self.seat_id)
         self.language = language_from_scope(self.scope)
         await self.channel_layer.group_add(services.group_name(self.game_id), self.channel_name)
         await self.accept()
         await self.send_view()
-        if self.position is not None:
+        if self.seat_id is not None:
             # Let the host screen see this seat is back.
             await self.announce_presence()
         self.drive_bots_if_needed()
@@ -98,8 +108,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         if not hasattr(self, "game_id"):
             return
         await self.channel_layer.group_discard(services.group_name(self.game_id), self.channel_name)
-        if self.position is not None:
-            presence.leave(self.game_id, self.position)
+        if self.seat_id is not None:
+            presence.leave(self.game_id, self.seat_id)
             await self.announce_presence()
 
     async def announce_presence(self) -> None:
@@ -117,7 +127,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if message.get("sync"):
             await self.send_view(force=True)
             return
-        if self.position is None:
+        if self.seat_id is None:
             await self.send_flash(_("This screen shows the table; play from your phone."))
             return
         await self.play(message.get("action"), message.get("version"))
@@ -144,24 +154,26 @@ class GameConsumer(AsyncWebsocketConsumer):
         Skipping identical views keeps a phone's half-made gem selection when
         only something it does not show changed (another phone reconnecting).
         """
-        snap = await database_sync_to_async(rendering.load_snapshot)(self.game_id)
         with translation.override(self.language):
-            html = await database_sync_to_async(self.render)(snap)
+            html = await database_sync_to_async(self.render)()
         if force or html != self.last_html:
             self.last_html = html
             await self.send(text_data=html)
 
-    def render(self, snap: rendering.Snapshot) -> str:
-        if self.position is None:
+    def render(self) -> str:
+        """Read the game and render this screen's regions (runs in a worker thread)."""
+        snap = rendering.load_snapshot(self.game_id)
+        if self.seat_id is None:
             url = rendering.join_url(snap.code, _port(self.scope))
             # The host's lobby and rematch forms post with the CSRF cookie's secret,
             # which Django accepts as the form token.
             csrf = str((self.scope.get("cookies") or {}).get(settings.CSRF_COOKIE_NAME, ""))
             return rendering.render_table(snap, is_host=self.is_host, url=url, oob=True, csrf=csrf)
-        if self.position >= len(snap.seats):
-            return render_to_string("phone/gone.html", {"oob": True})
+        position = _position_of(self.seat_id, self.player_key)
+        if position is None:
+            return render_to_string("phone/gone.html", {"oob": True, "code": snap.code})
         return rendering.render_phone_status(snap, oob=True) + rendering.render_phone_hand(
-            snap, self.position, oob=True
+            snap, position, oob=True
         )
 
     async def send_flash(self, message: str) -> None:

@@ -1,4 +1,4 @@
-"""Which seats have a phone connected right now, in this server process.
+"""Which seats (by Seat id) have a phone connected right now, in this server process.
 
 Kept in memory on purpose: after a restart every phone reconnects and is
 counted again. With several server processes (Redis layer) each process only
@@ -11,19 +11,19 @@ from collections import Counter, defaultdict
 _connected: defaultdict[int, Counter[int]] = defaultdict(Counter)
 
 
-def arrive(game_id: int, position: int) -> None:
-    _connected[game_id][position] += 1
+def arrive(game_id: int, seat_id: int) -> None:
+    _connected[game_id][seat_id] += 1
 
 
-def leave(game_id: int, position: int) -> None:
+def leave(game_id: int, seat_id: int) -> None:
     seats = _connected[game_id]
-    seats[position] -= 1
-    if seats[position] <= 0:
-        del seats[position]
+    seats[seat_id] -= 1
+    if seats[seat_id] <= 0:
+        del seats[seat_id]
 
 
 def connected(game_id: int) -> frozenset[int]:
-    """Return the positions with at least one open socket."""
+    """Return the ids of the seats with at least one open socket."""
     return frozenset(_connected[game_id])
 
 

@@ -73,7 +73,7 @@ def load_snapshot(game_id: int) -> Snapshot:
     game = Game.objects.select_related("next_game").get(pk=game_id)
     here = presence.connected(game.id)
     seats = tuple(
-        SeatInfo(s.position, s.name, s.is_bot, s.is_bot or s.position in here, s.rejoin_code)
+        SeatInfo(s.position, s.name, s.is_bot, s.is_bot or s.pk in here, s.rejoin_code)
         for s in game.seats.order_by("position")
     )
     return Snapshot(
