@@ -172,8 +172,10 @@ def add_bot(game_id: int, host_key: str, kind: str = "greedy") -> Seat:
         count = game.seats.count()
         if count >= MAX_SEATS:
             raise Refused(_("The table is full: four players already."))
-        bots = game.seats.filter(is_bot=True).count()
-        name = _("Bot %(number)s") % {"number": bots + 1}
+        taken = set(game.seats.values_list("name", flat=True))
+        number = 1
+        while (name := _("Bot %(number)s") % {"number": number}) in taken:
+            number += 1
         seat = Seat.objects.create(game=game, position=count, name=name, is_bot=True, bot_kind=kind)
         _announce_after_commit(game.id)
         return seat
@@ -267,10 +269,12 @@ def rejoin(game_id: int, player_key: str, rejoin_code: str) -> Seat:
 
 
 def _read_version(version: Any) -> int:
-    try:
+    """Read the version a screen built its action on: an integer, or its digits."""
+    if isinstance(version, int) and not isinstance(version, bool):
+        return version
+    if isinstance(version, str) and version.strip().isascii() and version.strip().isdigit():
         return int(version)
-    except (TypeError, ValueError):
-        raise Refused(_("That action could not be read.")) from None
+    raise Refused(_("That action could not be read."))
 
 
 def _apply(game: Game, position: int, text: Any, version: Any) -> None:

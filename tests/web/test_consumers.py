@@ -1,0 +1,631 @@
+"""GameConsumer over real websockets: the full ASGI application, sessions and database.
+
+Each screen receives only its own regions; private cards never leave their seat;
+a refused action is told to the sender alone and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from django.test import Client
+from pytest_django.fixtures import Settings
+
+from game import services
+from game.engine import legal_actions
+from game.engine.bots import make_bot
+from game.models import Game, Move, Seat, new_player_key
+from tests.web.helpers import (
+    Screen,
+    Screens,
+    card_ids,
+    db,
+    fingerprint,
+    game,
+    new_session,
+    oob_ids,
+    open_lobby,
+    play_as,
+    player_panel,
+    region,
+    start,
+    started,
+    state_of,
+    states_by_version,
+    version_of,
+    visible_cards,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def settle(*screens: Screen) -> None:
+    """Receive on every screen until all are quiet."""
+    await asyncio.gather(*(screen.settle() for screen in screens))
+
+
+async def ready(tv: Screen, *others: Screen) -> None:
+    """Wait until the host TV (connected first) shows every phone present, then drain all.
+
+    Each phone's arrival is announced to the whole game; once the TV shows the
+    last arrival, the other screens have that announcement queued too.
+    """
+    await tv.until(lambda message: "tag away" not in message)
+    await settle(tv, *others)
+
+
+async def all_quiet(*screens: Screen) -> bool:
+    """Tell whether none of these screens receives anything (checked side by side)."""
+    return all(await asyncio.gather(*(screen.nothing() for screen in screens)))
+
+
+async def everyone_sees(version: int, *screens: Screen) -> dict[str, str]:
+    """Wait until every screen has received the view of this version; return those views."""
+    return {screen.label: await screen.until_version(version) for screen in screens}
+
+
+def rejoin_code(game_id: int, position: int) -> str:
+    return Seat.objects.get(game_id=game_id, position=position).rejoin_code
+
+
+def assert_no_hidden_cards(game_id: int, *screens: Screen) -> int:
+    """Check every message each screen received names only cards that screen may see.
+
+    A message is checked against the game as it was at the version it shows, so
+    a card still in a deck then (or blind-reserved by another seat) is a leak.
+    Returns how many messages were checked.
+    """
+    states = states_by_version(game_id)
+    checked = 0
+    for screen in screens:
+        for message in screen.log:
+            version = version_of(message)
+            if version is None:
+                assert not card_ids(message), f"{screen.label}: {message[:200]}"
+                continue
+            shown = card_ids(message)
+            if not shown:
+                continue
+            allowed = visible_cards(states[version], screen.seat)
+            assert shown <= allowed, (
+                f"{screen.label} saw hidden cards {sorted(shown - allowed)} at version {version}"
+            )
+            checked += 1
+    return checked
+
+
+# ---------------------------------------------------------------- who gets what
+
+
+async def test_tv_and_phones_receive_their_own_regions(screens: Screens) -> None:
+    table = await db(open_lobby)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    assert oob_ids(await tv.receive()) == ["screen"]
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    for phone, name in ((ada, "Ada"), (bob, "Bob")):
+        first = await phone.receive()
+        assert oob_ids(first) == ["status", "hand"]
+        assert f"You are seated, {name}." in region(first, "hand")
+    await settle(tv, ada, bob)
+    for message in tv.log:
+        assert oob_ids(message) == ["screen"]
+    for message in ada.log + bob.log:
+        assert oob_ids(message) == ["status", "hand"]
+    assert "You are seated, Bob" not in "".join(ada.log)
+    assert "You are seated, Ada" not in "".join(bob.log)
+
+    await db(start)(table)
+    views = await everyone_sees(0, tv, ada, bob)
+    assert 'data-status="playing"' in views["tv"]
+    assert 'data-my-turn="1"' in region(views["Ada"], "hand")
+    assert 'data-my-turn="0"' in region(views["Bob"], "hand")
+    # The table shows the market; phones get their own controls.
+    assert "Ada’s turn" in views["tv"]
+    assert 'data-action="reserve:d1"' in views["Ada"]
+    assert 'data-action="reserve:d1"' not in views["Bob"]
+
+
+async def test_a_move_from_a_phone_refreshes_every_screen(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    await settle(tv, ada, bob)
+
+    await ada.send({"action": "take:wug", "version": 0})
+    views = await everyone_sees(1, tv, ada, bob)
+    assert "Bob’s turn" in views["tv"]
+    assert 'data-my-turn="1"' in views["Bob"]
+    assert 'data-my-turn="0"' in views["Ada"]
+    assert "Bob’s turn" in region(views["Ada"], "status")
+    assert (await db(game)(table.game_id)).version == 1
+
+    await bob.send({"action": "take:rk", "version": "1"})  # two colours: illegal
+    await bob.send({"action": "take:rkb", "version": "1"})  # "b" is no colour
+    await bob.send({"action": "take:urk", "version": "1"})
+    views = await everyone_sees(2, tv, ada, bob)
+    assert "Ada’s turn" in views["tv"]
+    assert await db(lambda: Move.objects.filter(game_id=table.game_id).count())() == 2
+
+
+async def test_a_blind_reserved_card_reaches_only_its_owner(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    top = (await db(state_of)(table.game_id)).decks[0][-1]
+    tv = await screens.tv(table)
+    spectator = await screens.tv(table, await db(new_session)(None), label="spectator")
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    await settle(tv, spectator, ada, bob)
+
+    await ada.send({"action": "reserve:d1", "version": 0})
+    views = await everyone_sees(1, tv, spectator, ada, bob)
+    assert f'data-card="{top}"' in region(views["Ada"], "hand")
+    assert "card-back" in views["tv"]
+    for screen in (tv, spectator, bob):
+        for message in screen.log:
+            assert f'data-card="{top}"' not in message, screen.label
+            assert top not in card_ids(message), screen.label
+    assert await db(assert_no_hidden_cards)(table.game_id, tv, spectator, ada, bob) >= 4
+
+
+async def test_no_screen_ever_sees_a_deck_card_or_another_seats_blind_card(
+    screens: Screens,
+) -> None:
+    table = await db(started)(("Ada", "Bob", "Cy"))
+    tv = await screens.tv(table)
+    spectator = await screens.tv(table, await db(new_session)(None), label="spectator")
+    phones = [await screens.phone(table, position) for position in range(3)]
+    everyone = (tv, spectator, *phones)
+    await settle(*everyone)
+
+    scripted = ["reserve:d1", "reserve:d2", "reserve:d3", "reserve:d3", "reserve:d1"]
+    chooser = make_bot("greedy", 11)
+    for version in range(24):
+        state = await db(state_of)(table.game_id)
+        if version < len(scripted):
+            action = scripted[version]
+        else:
+            action = chooser.choose(state, state.current).notation()
+        await phones[state.current].send({"action": action, "version": version})
+        await everyone_sees(version + 1, *everyone)
+
+    final = await db(state_of)(table.game_id)
+    assert any(any(p.blind) for p in final.players)
+    assert sum(len(screen.log) for screen in everyone) >= 24 * len(everyone)
+    assert await db(assert_no_hidden_cards)(table.game_id, *everyone) >= 24 * len(everyone)
+
+
+# ---------------------------------------------------------------- refusals
+
+
+BAD_MESSAGES = {
+    "out of turn": ("Bob", '{"action": "take:wug", "version": 0}'),
+    "stale version": ("Ada", '{"action": "take:wug", "version": 1}'),
+    "future version": ("Ada", '{"action": "take:wug", "version": 7}'),
+    "version not a number": ("Ada", '{"action": "take:wug", "version": "zero"}'),
+    "no version": ("Ada", '{"action": "take:wug"}'),
+    "no action": ("Ada", '{"version": 0}'),
+    "malformed json": ("Ada", '{"action": "take:wug", "version": 0'),
+    "empty frame": ("Ada", ""),
+    "json list": ("Ada", '["take:wug", 0]'),
+    "json string": ("Ada", '"take:wug"'),
+    "json number": ("Ada", "42"),
+    "json null": ("Ada", "null"),
+    "action not text": ("Ada", '{"action": ["take:wug"], "version": 0}'),
+    "unreadable action": ("Ada", '{"action": "take:xyz", "version": 0}'),
+    "huge action": ("Ada", '{"action": "' + "w" * 10240 + '", "version": 0}'),
+    "illegal action": ("Ada", '{"action": "take:ww", "version": 0}'),
+    "gold": ("Ada", '{"action": "take:y", "version": 0}'),
+    "card not on table": ("Ada", '{"action": "reserve:999", "version": 0}'),
+    "action from the tv": ("tv", '{"action": "take:wug", "version": 0}'),
+    "action from a spectator": ("spectator", '{"action": "take:wug", "version": 0}'),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_MESSAGES))
+async def test_a_bad_message_is_flashed_to_its_sender_only(screens: Screens, case: str) -> None:
+    sender_label, text = BAD_MESSAGES[case]
+    table = await db(started)(("Ada", "Bob"))
+    # Bring the white pile down to two, so "take:ww" breaks the four-gem rule.
+    await db(play_as)(table, "take:wug")
+    await db(play_as)(table, "take:wrk")
+    text = text.replace('"version": 0', '"version": 2')
+    tv = await screens.tv(table)
+    spectator = await screens.tv(table, await db(new_session)(None), label="spectator")
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    everyone = {s.label: s for s in (tv, spectator, ada, bob)}
+    await ready(tv, spectator, ada, bob)
+    before = await db(fingerprint)(table.game_id)
+
+    sender = everyone[sender_label]
+    await sender.send_text(text)
+    flash = await sender.receive()
+    assert oob_ids(flash) == ["flash"], flash[:300]
+    assert len(region(flash, "flash")) > len('id="flash" class="flash show">') + 10
+    # At most a fresh copy of the sender's own view follows, at the same version.
+    for message in await sender.settle():
+        assert version_of(message) == 2
+        assert "flash" not in oob_ids(message)
+    others = [screen for label, screen in everyone.items() if label != sender_label]
+    assert await all_quiet(*others), f"another screen heard about {case}"
+    assert await db(fingerprint)(table.game_id) == before
+
+
+async def test_a_binary_frame_is_flashed_and_ignored(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    await ready(tv, ada, bob)
+    before = await db(fingerprint)(table.game_id)
+    await ada.send_bytes(b'{"action": "take:wug", "version": 0}')
+    assert oob_ids(await ada.receive()) == ["flash"]
+    assert await all_quiet(tv, bob)
+    assert await db(fingerprint)(table.game_id) == before
+
+
+async def test_a_double_tap_is_played_once_and_the_second_is_flashed(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    await ready(tv, ada, bob)
+    tap = {"action": "take:wug", "version": 0}
+    await ada.send(tap)
+    await ada.send(tap)
+    await everyone_sees(1, tv, bob)
+    await ada.settle()
+    flashes = [m for m in ada.log if oob_ids(m) == ["flash"]]
+    assert len(flashes) == 1
+    assert "moved on" in flashes[0]
+    assert await all_quiet(tv, bob)
+    assert await db(lambda: Move.objects.filter(game_id=table.game_id).count())() == 1
+
+
+# ---------------------------------------------------------------- who may connect
+
+
+async def test_a_seat_socket_without_a_seat_is_closed_with_4403(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    sessions = {
+        "no cookie": None,
+        "session without a key": await db(new_session)(None),
+        "unknown key": await db(new_session)(new_player_key()),
+        "the host's session": table.host_session,
+        "unknown session id": "doesnotexist0123456789",
+    }
+    for label, session in sessions.items():
+        connected, code, _screen = await screens.try_open(table.code, "seat", session)
+        assert (connected, code) == (False, 4403), label
+
+
+async def test_an_unknown_game_is_closed_with_4404(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    for role, session in (("table", table.host_session), ("seat", table.player(0).session)):
+        connected, code, _screen = await screens.try_open("ZZZZZZ", role, session)
+        assert (connected, code) == (False, 4404), role
+
+
+@pytest.mark.parametrize(
+    "origin", ["http://evil.example", "http://localhost.evil.example:8000", "null", ""]
+)
+async def test_a_foreign_origin_is_refused(screens: Screens, origin: str) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    for role, session in (("table", table.host_session), ("seat", table.player(0).session)):
+        connected, _code, _screen = await screens.try_open(table.code, role, session, origin=origin)
+        assert not connected, (role, origin)
+
+
+async def test_a_room_code_in_lower_case_finds_the_game(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    connected, _detail, phone = await screens.try_open(
+        table.code.lower(), "seat", table.player(1).session
+    )
+    assert connected
+    assert version_of(await phone.receive()) == 0
+
+
+# ---------------------------------------------------------------- coming back
+
+
+async def test_a_phone_that_reconnects_gets_the_current_view_first(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    ada = await screens.phone(table, 0)
+    await settle(ada)
+    await ada.close()
+    for notation in ("take:wug", "take:urk", "reserve:d2", "take:wgr"):
+        await db(play_as)(table, notation)
+    stored = (await db(game)(table.game_id)).version
+    assert stored == 4
+
+    again = await screens.phone(table, 0, label="Ada again")
+    first = await again.receive()
+    assert oob_ids(first) == ["status", "hand"]
+    assert version_of(first) == stored
+    assert 'data-my-turn="1"' in first  # four moves later, Ada is to play again
+
+
+async def test_a_phone_is_not_sent_a_view_it_already_shows(screens: Screens) -> None:
+    # Another phone coming and going changes only the host's screen.
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    await ready(tv, ada, bob)
+    await bob.close()
+    await tv.until(lambda message: "away" in player_panel(message, 1))
+    await screens.phone(table, 1, label="Bob again")
+    await tv.until(lambda message: "away" not in player_panel(message, 1))
+    assert await ada.nothing()
+
+
+async def test_sync_returns_the_full_view(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    await ready(tv, ada, bob)
+    await db(play_as)(table, "take:wug")
+    await settle(tv, bob)
+    for screen, regions in ((tv, ["screen"]), (bob, ["status", "hand"])):
+        await screen.send({"sync": True})
+        view = await screen.receive()
+        assert oob_ids(view) == regions
+        assert version_of(view) == 1
+        assert await screen.nothing()
+
+
+async def test_bots_play_by_themselves_while_a_screen_is_connected(screens: Screens) -> None:
+    table = await db(started)(("Ada",), bots=1, first_player=1)
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    view = await ada.until_version(1)  # the bot moved first
+    assert 'data-my-turn="1"' in view
+    first = await db(lambda: Move.objects.get(game_id=table.game_id, index=0))()
+    assert first.seat == 1
+
+    state = await db(state_of)(table.game_id)
+    action = legal_actions(state)[0].notation()
+    await ada.send({"action": action, "version": 1})
+    deadline_version = None
+    for _ in range(20):
+        message = await ada.receive()
+        version = version_of(message)
+        if version is not None and version > 2 and 'data-my-turn="1"' in message:
+            deadline_version = version
+            break
+    assert deadline_version is not None, "the bot did not answer"
+    moves = await db(
+        lambda: list(Move.objects.filter(game_id=table.game_id).values_list("seat", flat=True))
+    )()
+    assert moves[:2] == [1, 0] and set(moves[2:]) == {1}
+    g = await db(game)(table.game_id)
+    assert g.state == (await db(services.replay_game)(g)).to_dict()
+    await tv.settle()
+    assert version_of(tv.log[-1]) == g.version
+
+
+async def test_the_host_sees_who_is_away_and_their_rejoin_code(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    bob_code = await db(rejoin_code)(table.game_id, 1)
+    tv = await screens.tv(table)
+    spectator = await screens.tv(table, await db(new_session)(None), label="spectator")
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    await ready(tv, spectator, ada, bob)
+    assert "away" not in player_panel(tv.log[-1], 1)
+    assert bob_code not in tv.log[-1]
+
+    await bob.close()
+    away = await tv.until(lambda message: "away" in player_panel(message, 1))
+    watching = await spectator.until(lambda message: "away" in player_panel(message, 1))
+    assert "away" in player_panel(away, 1)
+    assert bob_code in player_panel(away, 1)
+    assert "away" not in player_panel(away, 0)
+    assert "away" in player_panel(watching, 1)
+    assert bob_code not in watching
+    await ada.settle()
+    for screen in (spectator, ada):
+        assert all(bob_code not in message for message in screen.log), screen.label
+
+    await screens.phone(table, 1, label="Bob again")
+    await tv.until(lambda message: "away" not in player_panel(message, 1))
+
+
+async def test_the_lobby_marks_away_seats_for_the_host(screens: Screens) -> None:
+    table = await db(open_lobby)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    await settle(tv)
+    assert tv.log[-1].count("tag away") == 2
+    await screens.phone(table, 0)
+    seen = await tv.until(lambda message: message.count("tag away") == 1)
+    assert 'id="add-bot"' in seen
+
+
+async def test_a_spectator_table_gets_no_host_controls(screens: Screens) -> None:
+    table = await db(open_lobby)(("Ada", "Bob"))
+    spectator = await screens.tv(table, await db(new_session)(new_player_key()), "spectator")
+    view = await spectator.receive()
+    assert oob_ids(view) == ["screen"]
+    assert 'id="add-bot"' not in view and 'id="start-game"' not in view
+    assert "csrfmiddlewaretoken" not in view
+    assert table.code in view
+
+
+async def test_names_are_escaped_on_every_screen(screens: Screens) -> None:
+    table = await db(open_lobby)(('<img src=x onerror="alert(1)">', "Bob"))
+    tv = await screens.tv(table)
+    phone = await screens.phone(table, 0)
+    await settle(tv, phone)
+    for message in tv.log + phone.log:
+        assert "<img src=x" not in message
+    assert "&lt;img src=x" in tv.log[-1]
+
+
+async def test_the_host_screen_forms_carry_a_csrf_token_django_accepts(screens: Screens) -> None:
+    table = await db(open_lobby)(("Ada",))
+    secret = "a" * 16 + "B" * 16  # the shape of Django's CSRF cookie
+    connected, _detail, tv = await screens.try_open(
+        table.code, "table", table.host_session, cookies=f"csrftoken={secret}"
+    )
+    assert connected
+    lobby = await tv.receive()
+    assert f'name="csrfmiddlewaretoken" value="{secret}"' in lobby
+    _connected, _detail, spectator = await screens.try_open(
+        table.code, "table", None, cookies=f"csrftoken={secret}", label="spectator"
+    )
+    assert secret not in await spectator.receive()
+
+    def post_add_bot() -> int:
+        browser = Client(enforce_csrf_checks=True)
+        browser.cookies["sessionid"] = table.host_session
+        browser.cookies["csrftoken"] = secret
+        url = f"/host/{table.code}/bot/"
+        assert browser.post(url, {"kind": "greedy"}).status_code == 403
+        return browser.post(url, {"kind": "greedy", "csrfmiddlewaretoken": secret}).status_code
+
+    assert await db(post_add_bot)() == 302
+    assert await db(lambda: Seat.objects.filter(game_id=table.game_id, is_bot=True).count())() == 1
+    assert "Bot 1" in await tv.until(lambda message: "Bot 1" in message)
+
+
+async def test_two_sockets_for_one_seat(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    bob_tab = await screens.phone(table, 1, label="Bob's second tab")
+    await ready(tv, ada, bob, bob_tab)
+    # Closing one tab leaves the seat present.
+    await bob_tab.close()
+    assert await tv.nothing()
+    await db(play_as)(table, "take:wug")
+    views = await everyone_sees(1, tv, bob)
+    assert "away" not in player_panel(views["tv"], 1)
+
+    # Two tabs of one seat tapping at once: one action is played, the other is flashed.
+    bob_tab = await screens.phone(table, 1, label="Bob's tab again")
+    await ready(tv, ada, bob, bob_tab)
+    tap = {"action": "take:urk", "version": 1}
+    await asyncio.gather(bob.send(tap), bob_tab.send(tap))
+    await everyone_sees(2, tv, ada)
+    await settle(bob, bob_tab)
+    flashes = [m for m in bob.log + bob_tab.log if oob_ids(m) == ["flash"]]
+    assert len(flashes) == 1
+    assert await db(lambda: Move.objects.filter(game_id=table.game_id).count())() == 2
+
+
+async def test_a_bot_that_starts_moves_while_screens_wait(screens: Screens) -> None:
+    table = await db(open_lobby)(("Ada",), bots=1)
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    await ready(tv, ada)
+    await db(start)(table, 1)  # the bot is first
+    assert 'data-my-turn="1"' in await ada.until_version(1)
+    assert (await db(state_of)(table.game_id)).current == 0
+
+
+async def test_a_game_of_bots_is_played_to_the_end_on_the_tv(
+    screens: Screens, settings: Settings
+) -> None:
+    settings.SPLENDOR_BOT_DELAY = 0
+    table = await db(open_lobby)((), bots=2)
+    await db(start)(table, 0)
+    tv = await screens.tv(table)
+    end = await tv.until(lambda message: 'data-status="over"' in message, timeout=30)
+    g = await db(game)(table.game_id)
+    assert g.status == Game.Status.OVER
+    assert version_of(end) == g.version
+    assert g.state == (await db(services.replay_game)(g)).to_dict()
+    assert await db(assert_no_hidden_cards)(table.game_id, tv) > 0
+
+
+# ---------------------------------------------------------------- seats that move
+
+
+async def test_after_a_seat_is_removed_each_phone_still_shows_its_own_seat(
+    screens: Screens,
+) -> None:
+    table = await db(open_lobby)(("Ada", "Bob", "Cy"))
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    cy = await screens.phone(table, 2)
+    await settle(ada, bob, cy)
+
+    await db(services.remove_seat)(table.game_id, table.host_key, 1)  # Bob leaves
+    table.players = [table.player(0), table.player(2)]
+    table.players[1].position = 1
+    await settle(ada, bob, cy)
+    assert "You are seated, Cy." in region(cy.log[-1], "hand"), "Cy's phone lost its seat"
+    assert "You are seated, Cy." not in bob.log[-1], "Bob's phone shows Cy's seat"
+
+    # Once the game runs, Cy's private card must reach Cy's phone, and only it.
+    await db(start)(table)
+    top = (await db(state_of)(table.game_id)).decks[1][-1]
+    await db(play_as)(table, "take:wug")  # Ada
+    await db(play_as)(table, "reserve:d2")  # Cy, now at position 1
+    await settle(ada, bob, cy)
+    assert top in card_ids(cy.log[-1]), "Cy does not see the card Cy reserved"
+    assert all(top not in card_ids(m) for m in bob.log), "a removed phone saw Cy's card"
+
+
+async def test_a_phone_that_lost_its_seat_to_a_rejoin_stops_seeing_the_hand(
+    screens: Screens,
+) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    old_phone = await screens.phone(table, 1, label="Bob's old phone")
+    await settle(old_phone)
+    code = await db(rejoin_code)(table.game_id, 1)
+    new_key = new_player_key()
+    new_session_key = await db(new_session)(new_key)
+    await db(services.rejoin)(table.game_id, new_key, code)
+    connected, _detail, new_phone = await screens.try_open(
+        table.code, "seat", new_session_key, label="Bob's new phone", seat=1
+    )
+    assert connected
+    await settle(old_phone, new_phone)
+
+    top = (await db(state_of)(table.game_id)).decks[2][-1]
+    await db(play_as)(table, "take:wug")  # Ada
+    await new_phone.send({"action": "reserve:d3", "version": 1})
+    await new_phone.until_version(2)
+    await settle(old_phone, new_phone)
+    assert top in card_ids(new_phone.log[-1])
+    assert all(top not in card_ids(m) for m in old_phone.log), "the old phone saw the card"
+    # And it cannot play for the seat any more.
+    before = await db(fingerprint)(table.game_id)
+    await old_phone.send({"action": "take:wug", "version": 2})
+    await settle(old_phone)
+    assert await db(fingerprint)(table.game_id) == before
+
+
+async def test_the_game_over_screen_reaches_everyone(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"), first_player=0)
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    bob = await screens.phone(table, 1)
+    await settle(tv, ada, bob)
+
+    def finish() -> int:
+        chooser = make_bot("greedy", 5)
+        for _ in range(400):
+            g = game(table.game_id)
+            if g.status == Game.Status.OVER:
+                return g.version
+            state = state_of(g.id)
+            play_as(table, chooser.choose(state, state.current).notation())
+        raise AssertionError("no end")
+
+    end = await db(finish)()
+    views = await everyone_sees(end, tv, ada, bob)
+    assert 'data-status="over"' in views["tv"]
+    assert 'id="rematch"' in views["tv"]
+    assert "Game over" in region(views["Ada"], "status")
+    await settle(tv, ada, bob)
+    fresh = await db(services.rematch)(table.game_id, table.host_key)
+    await settle(tv, ada, bob)
+    assert f'data-redirect="/host/{fresh.code}/"' in tv.log[-1]
+    assert f'data-redirect="/play/{fresh.code}/"' in ada.log[-1]

@@ -1,0 +1,294 @@
+"""A game in progress survives the server being stopped and started again.
+
+Real `manage.py runserver` processes (Daphne) on 127.0.0.1 share one SQLite
+file; phones reconnect with their session cookie and play on. Only loopback
+is ever contacted. A tiny standard-library websocket client keeps this test
+free of extra dependencies.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import http.client
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+LOOPBACK = "127.0.0.1"
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+SETUP = r"""
+import json
+import django
+django.setup()
+from django.contrib.sessions.backends.db import SessionStore
+from game import services
+from game.models import Game, new_player_key
+
+host = new_player_key()
+game = services.create_game(host)
+keys = [new_player_key(), new_player_key()]
+for key, name in zip(keys, ("Ada", "Bob")):
+    services.join_game(game.id, key, name)
+services.start_game(game.id, host, first_player=0)
+for text in ("take:wug", "reserve:d1", "take:urk"):
+    current = Game.objects.get(pk=game.id)
+    services.play(game.id, keys[current.state["current"]], text, current.version)
+sessions = []
+for key in keys:
+    store = SessionStore()
+    store["player_key"] = key
+    store.create()
+    sessions.append(store.session_key)
+state = Game.objects.get(pk=game.id).state
+print(json.dumps({
+    "code": game.code,
+    "id": game.id,
+    "sessions": sessions,
+    "bob_blind": state["players"][1]["reserved"][0],
+}))
+"""
+
+CHECK = r"""
+import json, sys
+import django
+django.setup()
+from game import services
+from game.models import Game
+
+game = Game.objects.get(pk=int(sys.argv[1]))
+print(json.dumps({
+    "version": game.version,
+    "moves": list(game.moves.order_by("index").values_list("notation", flat=True)),
+    "replays": game.state == services.replay_game(game).to_dict(),
+}))
+"""
+
+
+def environment(db_path: Path) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="splendor_site.settings",
+        SPLENDOR_DB_PATH=str(db_path),
+        # The same key in every process, so a session made here is valid there.
+        SPLENDOR_SECRET_KEY="restart-test-" + secrets.token_urlsafe(16),
+        SPLENDOR_BOT_DELAY="0.01",
+        SPLENDOR_DEBUG="0",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def run_python(env: dict[str, str], *args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, *args],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def server(env: dict[str, str], log: Path) -> Iterator[int]:
+    """Run `manage.py runserver` on a free loopback port; stop it with SIGTERM, then SIGKILL."""
+    port = free_port()
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"{LOOPBACK}:{port}", "--noreload"],
+            cwd=BASE_DIR,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                assert process.poll() is None, f"the server exited:\n{log.read_text()[-3000:]}"
+                assert time.monotonic() < deadline, f"no server:\n{log.read_text()[-3000:]}"
+                with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), 0.2):
+                    break
+                time.sleep(0.1)
+            yield port
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+
+
+def http_get(port: int, path: str, session: str) -> str:
+    connection = http.client.HTTPConnection(LOOPBACK, port, timeout=10)
+    try:
+        connection.request(
+            "GET", path, headers={"Host": f"{LOOPBACK}:{port}", "Cookie": f"sessionid={session}"}
+        )
+        response = connection.getresponse()
+        assert response.status == 200, response.status
+        return response.read().decode()
+    finally:
+        connection.close()
+
+
+class Closed(Exception):
+    """The server closed the websocket."""
+
+
+class MiniWebSocket:
+    """Just enough of RFC 6455 for a test client: text frames, ping, close."""
+
+    def __init__(self, port: int, path: str, cookie: str) -> None:
+        self.sock = socket.create_connection((LOOPBACK, port), timeout=10)
+        key = base64.b64encode(secrets.token_bytes(16)).decode()
+        origin = f"http://{LOOPBACK}:{port}"
+        request = (
+            f"GET {path} HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: {origin}\r\nCookie: sessionid={cookie}\r\n\r\n"
+        )
+        self.sock.sendall(request.encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise Closed(f"no handshake answer: {head!r}")
+            head += chunk
+        head, self.buffer = head.split(b"\r\n\r\n", 1)
+        status = head.split(b"\r\n", 1)[0]
+        if b" 101 " not in status + b" ":
+            raise Closed(f"handshake refused: {status!r}")
+        accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
+        assert f"sec-websocket-accept: {accept}".lower() in head.decode().lower()
+
+    def _read(self, count: int) -> bytes:
+        while len(self.buffer) < count:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise Closed("connection ended")
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:count], self.buffer[count:]
+        return data
+
+    def _frame(self, opcode: int, payload: bytes) -> None:
+        mask = secrets.token_bytes(4)
+        length = len(payload)
+        if length < 126:
+            header = struct.pack("!BB", 0x80 | opcode, 0x80 | length)
+        elif length < 65536:
+            header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, length)
+        else:
+            header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, length)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(header + mask + masked)
+
+    def send_json(self, message: Any) -> None:
+        self._frame(0x1, json.dumps(message).encode())
+
+    def receive(self) -> str:
+        parts: list[bytes] = []
+        while True:
+            first, second = self._read(2)
+            opcode, length = first & 0x0F, second & 0x7F
+            if length == 126:
+                (length,) = struct.unpack("!H", self._read(2))
+            elif length == 127:
+                (length,) = struct.unpack("!Q", self._read(8))
+            payload = self._read(length)  # servers do not mask
+            if opcode == 0x8:
+                code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005
+                raise Closed(f"closed by the server with code {code}")
+            if opcode == 0x9:
+                self._frame(0xA, payload)
+                continue
+            if opcode in (0x1, 0x0):
+                parts.append(payload)
+                if first & 0x80:
+                    return b"".join(parts).decode()
+
+    def until_version(self, version: int) -> str:
+        for _ in range(50):
+            message = self.receive()
+            match = re.search(r'id="hand"[^>]*?data-version="(\d+)"', message)
+            if match and int(match.group(1)) == version:
+                return message
+        raise AssertionError(f"version {version} never arrived")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._frame(0x8, struct.pack("!H", 1000))
+        self.sock.close()
+
+
+def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
+    env = environment(tmp_path / "splendor.sqlite3")
+    run_python(env, "manage.py", "migrate", "--noinput")
+    game = json.loads(run_python(env, "-c", SETUP))
+    code: str = game["code"]
+    ada_session, bob_session = game["sessions"]
+    path = f"/ws/game/{code}/seat/"
+
+    with server(env, tmp_path / "first.log") as port:
+        ada = MiniWebSocket(port, path, ada_session)
+        bob = MiniWebSocket(port, path, bob_session)
+        first = bob.receive()
+        assert 'data-version="3"' in first and 'data-my-turn="1"' in first
+        assert f'data-card="{game["bob_blind"]}"' in first
+        assert f'data-card="{game["bob_blind"]}"' not in ada.receive()
+        bob.send_json({"action": "take:wgr", "version": 3})
+        assert 'data-my-turn="1"' in ada.until_version(4)
+    # The server is gone: its sockets are closed.
+    for phone in (ada, bob):
+        with pytest.raises((Closed, OSError)):
+            for _ in range(10):
+                phone.receive()
+        phone.close()
+
+    with server(env, tmp_path / "second.log") as port:
+        page = http_get(port, f"/play/{code}/", ada_session)
+        assert 'data-version="4"' in page and f'ws-connect="/ws/game/{code}/seat/"' in page
+        ada = MiniWebSocket(port, path, ada_session)
+        first = ada.receive()  # the full current view comes first
+        assert 'id="status"' in first and 'id="hand"' in first
+        assert 'data-version="4"' in first and 'data-my-turn="1"' in first
+        bob = MiniWebSocket(port, path, bob_session)
+        assert f'data-card="{game["bob_blind"]}"' in bob.until_version(4)
+        ada.send_json({"action": "take:wug", "version": "4"})
+        assert 'data-my-turn="1"' in bob.until_version(5)
+        ada.close()
+        bob.close()
+
+    stored = json.loads(run_python(env, "-c", CHECK, str(game["id"])))
+    assert stored["version"] == 5
+    assert stored["moves"] == ["take:wug", "reserve:d1", "take:urk", "take:wgr", "take:wug"]
+    assert stored["replays"] is True
