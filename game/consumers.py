@@ -158,7 +158,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             html = await database_sync_to_async(self.render)()
         if force or html != self.last_html:
             self.last_html = html
-            await self.send(text_data=html)
+            await self.send_quietly(html)
 
     def render(self) -> str:
         """Read the game and render this screen's regions (runs in a worker thread)."""
@@ -178,7 +178,14 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def send_flash(self, message: str) -> None:
         html = render_to_string("parts/flash.html", {"message": message, "oob": True})
-        await self.send(text_data=html)
+        await self.send_quietly(html)
+
+    async def send_quietly(self, html: str) -> None:
+        """Send, unless the socket closed meanwhile: it gets the full view on reconnect."""
+        try:
+            await self.send(text_data=html)
+        except Exception as error:  # Daphne raises a bare Exception on a closed protocol
+            log.debug("Not sent to a closed socket: %s", error)
 
     def drive_bots_if_needed(self) -> None:
         task = _bot_drivers.get(self.game_id)

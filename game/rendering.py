@@ -304,6 +304,8 @@ def phone_context(snap: Snapshot, position: int) -> dict[str, Any]:
     context.update(
         me=view.me,
         my_turn=view.phase != "over" and view.current == position,
+        # Once the game is over there is nothing left to buy.
+        affordable=view.affordable if view.outcome is None else frozenset(),
         legal=_group_legal(view.legal),
         cheapest=dict(view.cheapest),
         progress=_noble_progress(view),

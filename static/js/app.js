@@ -49,8 +49,16 @@
     if (h) {
       h.classList.remove("pending");
       var mine = h.getAttribute("data-my-turn") === "1";
-      if (mine && wasMyTurn === false && navigator.vibrate) {
-        try { navigator.vibrate([120, 60, 120]); } catch (err) { /* not allowed yet */ }
+      if (mine && wasMyTurn === false) {
+        // The turn panel is at the top: bring it into view, and buzz where phones can.
+        window.scrollTo({ top: 0, behavior: "smooth" });
+        if (navigator.vibrate) {
+          try { navigator.vibrate([120, 60, 120]); } catch (err) { /* not allowed yet */ }
+        }
+      }
+      if (h.classList.contains("phase-over") && !h._shownResult) {
+        h._shownResult = true;
+        window.scrollTo({ top: 0 });
       }
       wasMyTurn = mine;
     }

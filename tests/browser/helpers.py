@@ -1,0 +1,478 @@
+"""Screens for the browser tests: the TV (Table) and the phones (Phone).
+
+Everything a test does goes through taps and clicks on the real pages; these
+helpers only find elements, wait for the server's websocket updates and read
+what the screens show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import zxingcpp
+from PIL import Image
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Error,
+    Locator,
+    Page,
+    Route,
+    WebSocketRoute,
+    expect,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+ARTIFACTS = BASE_DIR / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+LOOPBACK = "127.0.0.1"
+
+PHONE_WIDTH = 360
+PHONE_OPTIONS: dict[str, Any] = {
+    "viewport": {"width": PHONE_WIDTH, "height": 740},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
+TV_OPTIONS: dict[str, Any] = {"viewport": {"width": 1920, "height": 1080}}
+
+# Counts the websocket messages a page received, and when the last one came.
+WS_PROBE = """
+window.__ws = {opened: 0, messages: 0, last: 0};
+document.addEventListener("htmx:wsOpen", function () {
+  window.__ws.opened += 1; window.__ws.last = Date.now();
+});
+document.addEventListener("htmx:wsAfterMessage", function () {
+  window.__ws.messages += 1; window.__ws.last = Date.now();
+});
+"""
+
+# Token or bonus counts of the chips inside a container: {"white": 3, ...}.
+CHIPS_JS = """
+(root) => {
+  const out = {};
+  if (!root) return out;
+  root.querySelectorAll(".chip").forEach((chip) => {
+    const cls = [...chip.classList].find((c) => c.startsWith("chip-") && c !== "chip-zero");
+    out[cls.slice(5)] = Number(chip.querySelector(".chip-n").textContent.trim());
+  });
+  return out;
+}
+"""
+
+# What the phone offers right now, read from its controls.
+PHONE_STATE_JS = """
+() => {
+  const hand = document.querySelector("#hand");
+  const legal = (sel) => {
+    const el = document.querySelector(sel);
+    const raw = el ? el.getAttribute("data-legal") || "" : "";
+    return raw ? raw.split(",").map((n) => n.split(":")[1]) : [];
+  };
+  const phase = [...hand.classList].find((c) => c.startsWith("phase-")) || "";
+  return {
+    version: Number(hand.dataset.version),
+    myTurn: hand.dataset.myTurn === "1",
+    phase: phase.slice(6),
+    takes: legal("[data-picker=take]"),
+    returns: legal("[data-picker=return]"),
+    affordable: [...hand.querySelectorAll(".card-button.affordable")].map((b) => ({
+      open: b.getAttribute("data-open"),
+      points: Number((b.querySelector(".points") || {}).textContent || 0),
+    })),
+    canPass: !!hand.querySelector("[data-action=pass]"),
+    nobles: hand.querySelectorAll(".noble-button").length,
+    decks: [...hand.querySelectorAll("button[data-open^=sheet-deck-]")].map((b) =>
+      b.getAttribute("data-open")),
+    cards: [...hand.querySelectorAll(".market-panel .card-button")].map((b) =>
+      b.getAttribute("data-open")),
+  };
+}
+"""
+
+
+@dataclass
+class Server:
+    url: str
+    port: int
+    log: Path
+
+
+@dataclass
+class Screen:
+    """One page: the TV or a phone."""
+
+    page: Page
+    context: BrowserContext
+    label: str
+    errors: list[str] = field(default_factory=list)
+
+    def watch(self, page: Page | None = None) -> None:
+        page = page or self.page
+
+        def on_error(error: Error) -> None:
+            self.errors.append(f"{self.label}: uncaught JavaScript error: {error}")
+
+        def on_console(message: ConsoleMessage) -> None:
+            if message.type == "error" and "WebSocket" not in message.text:
+                self.errors.append(f"{self.label}: console error: {message.text}")
+
+        page.on("pageerror", on_error)
+        page.on("console", on_console)
+        page.on("dialog", lambda dialog: dialog.accept())
+
+    def wait_connected(self, timeout: float = 5000) -> None:
+        """Wait until the page's socket delivered its first view."""
+        self.page.wait_for_function("window.__ws && window.__ws.messages > 0", timeout=timeout)
+
+    def wait_quiet(self, ms: int = 250, timeout: float = 5000) -> None:
+        """Wait until no websocket message arrived for `ms` milliseconds."""
+        self.page.wait_for_function(
+            "ms => window.__ws && window.__ws.messages > 0 && Date.now() - window.__ws.last > ms",
+            arg=ms,
+            polling=50,
+            timeout=timeout,
+        )
+
+    def shot(self, name: str, *, full_page: bool = False) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        if full_page:  # a sticky header would otherwise be drawn mid-page
+            self.page.evaluate("window.scrollTo(0, 0)")
+        self.page.screenshot(path=path, full_page=full_page)
+        return path
+
+    def chips(self, selector: str) -> dict[str, int]:
+        result: dict[str, int] = self.page.locator(selector).first.evaluate(CHIPS_JS)
+        return result
+
+
+class Table(Screen):
+    """The TV: the host screen of one game."""
+
+    @property
+    def code(self) -> str:
+        match = re.search(r"/host/([A-Z0-9]+)/", self.page.url)
+        assert match, f"The TV is not on a host page: {self.page.url}"
+        return match.group(1)
+
+    def new_game(self, server: Server) -> str:
+        """Open the start page, click New game, return the join URL shown as text."""
+        self.page.goto(server.url + "/")
+        self.page.locator("#new-game").click()
+        self.page.wait_for_url(re.compile(r"/host/[A-Z0-9]+/$"))
+        expect(self.page.locator("#join-qr")).to_be_visible()
+        self.wait_connected()
+        return self.page.locator(".lobby .join-url").inner_text().strip()
+
+    def version(self) -> int:
+        return int(self.page.locator("#screen").get_attribute("data-version") or "-1")
+
+    def wait_version(self, above: int, timeout: float = 5000) -> int:
+        self.page.wait_for_function(
+            "v => Number(document.querySelector('#screen').dataset.version) > v",
+            arg=above,
+            timeout=timeout,
+        )
+        return self.version()
+
+    def lobby_names(self) -> list[str]:
+        return [n.strip() for n in self.page.locator(".lobby-seat .seat-name").all_inner_texts()]
+
+    def bank(self) -> dict[str, int]:
+        return self.chips(".board .bank")
+
+    def player(self, seat: int) -> Locator:
+        return self.page.locator(f'.player[data-seat="{seat}"]')
+
+    def tokens(self, seat: int) -> dict[str, int]:
+        return self.chips(f'.player[data-seat="{seat}"] .tokens')
+
+    def cards_bought(self, seat: int) -> int:
+        texts = self.player(seat).locator(".bonuses .bonus b").all_inner_texts()
+        return sum(int(t) for t in texts)
+
+    def start(self) -> None:
+        button = self.page.locator("#start-game")
+        expect(button).to_be_enabled()
+        with self.page.expect_navigation():  # the form posts, then the host page reloads
+            button.click()
+        expect(self.page.locator(".table")).to_be_visible()
+        self.wait_connected()
+
+    def add_bot(self) -> None:
+        count = len(self.lobby_names())
+        with self.page.expect_navigation():
+            self.page.locator("#add-bot").click()
+        expect(self.page.locator(".lobby-seat")).to_have_count(count + 1)
+        self.wait_connected()
+
+
+class Phone(Screen):
+    """A phone in portrait, 360 px wide, played by tapping."""
+
+    name: str = ""
+
+    @property
+    def hand(self) -> Locator:
+        return self.page.locator("#hand")
+
+    def join(self, url: str, name: str) -> int:
+        """Open the join link, type the name, tap join; return the number of taps used."""
+        assert urlsplit(url).hostname == LOOPBACK, f"Refusing to open a non-loopback URL: {url}"
+        self.name = name
+        self.page.goto(url)
+        taps = 0
+        self.page.locator("#name").tap()
+        taps += 1
+        self.page.keyboard.type(name)
+        self.page.locator("#join-button").tap()
+        taps += 1
+        self.page.wait_for_url(re.compile(r"/play/[A-Z0-9]+/$"))
+        self.wait_connected()
+        return taps
+
+    def state(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.page.evaluate(PHONE_STATE_JS)
+        return result
+
+    def version(self) -> int:
+        return int(self.hand.get_attribute("data-version") or "-1")
+
+    def my_turn(self) -> bool:
+        return self.hand.get_attribute("data-my-turn") == "1"
+
+    def seat(self) -> int:
+        """This phone's seat, from the names in its status line."""
+        seat = self.page.locator(".status .opponent", has_text=self.name).first
+        return int(seat.get_attribute("data-seat") or "-1")
+
+    def wait_version(self, above: int, timeout: float = 5000) -> int:
+        self.page.wait_for_function(
+            "v => Number(document.querySelector('#hand').dataset.version) > v",
+            arg=above,
+            timeout=timeout,
+        )
+        return self.version()
+
+    def wait_turn(self, timeout: float = 10000) -> None:
+        """Wait until it is this phone's turn, or the game is over."""
+        self.page.wait_for_function(
+            "() => { const h = document.querySelector('#hand');"
+            " return h && (h.dataset.myTurn === '1' || h.classList.contains('phase-over')); }",
+            timeout=timeout,
+        )
+
+    def token_total(self) -> int:
+        text = self.page.locator(".my-hand .token-total").inner_text()
+        return int(text.split("/")[0])
+
+    def tokens(self) -> dict[str, int]:
+        return self.chips(".my-hand .tokens")
+
+    def reserved_ids(self) -> list[str]:
+        cards = self.page.locator(".my-hand .reserved .card[data-card]")
+        return [c.get_attribute("data-card") or "" for c in cards.all()]
+
+    # ---- tapping
+
+    def pick(self, picker: str, letters: str) -> None:
+        """Tap gems in a picker ("take" or "return"), without confirming."""
+        panel = self.page.locator(f"[data-picker={picker}]")
+        for letter in letters:
+            panel.locator(f"[data-pick={letter}]").tap()
+
+    def confirm(self, picker: str) -> int:
+        """Tap the picker's confirm button; return the version it was built on."""
+        before = self.version()
+        button = self.page.locator(f"[data-picker={picker}] [data-confirm]")
+        expect(button).to_be_enabled()
+        button.tap()
+        return before
+
+    def take(self, letters: str) -> None:
+        self.pick("take", letters)
+        self.wait_version(self.confirm("take"))
+
+    def give_back(self, letters: str) -> None:
+        self.pick("return", letters)
+        self.wait_version(self.confirm("return"))
+
+    def sheet_action(self, opener: str, action_prefix: str) -> None:
+        """Tap a card or deck, then the action in its sheet; wait for the new view."""
+        before = self.version()
+        self.page.locator(f'#hand button[data-open="{opener}"]').tap()
+        sheet = self.page.locator("#sheet")
+        expect(sheet).to_be_visible()
+        sheet.locator(f'[data-action^="{action_prefix}"]').first.tap()
+        self.wait_version(before)
+
+    def play_turn(self, *, buy: bool = True) -> str:
+        """Do one legal thing by tapping (it must be this phone's turn); return its kind."""
+        state = self.state()
+        assert state["myTurn"], f"{self.label}: not my turn"
+        if state["phase"] == "return":
+            self.give_back(state["returns"][0])
+            return "return"
+        if state["phase"] == "noble" or state["nobles"]:
+            before = self.version()
+            self.page.locator(".noble-button").first.tap()  # its confirm() is accepted
+            self.wait_version(before)
+            return "noble"
+        if state["canPass"]:
+            before = self.version()
+            self.page.locator("#hand [data-action=pass]").tap()
+            self.wait_version(before)
+            return "pass"
+        if buy and state["affordable"]:
+            best = max(state["affordable"], key=lambda card: card["points"])
+            self.sheet_action(best["open"], "buy:")
+            return "buy"
+        if state["takes"]:
+            longest = max(len(t) for t in state["takes"])
+            self.take(next(t for t in state["takes"] if len(t) == longest))
+            return "take"
+        if state["affordable"]:
+            self.sheet_action(state["affordable"][0]["open"], "buy:")
+            return "buy"
+        for opener in state["cards"]:
+            template = self.page.locator(f"template#{opener}")
+            if template.evaluate("t => !!t.content.querySelector('[data-action^=\"reserve:\"]')"):
+                self.sheet_action(opener, "reserve:")
+                return "reserve"
+        if state["decks"]:
+            self.sheet_action(state["decks"][0], "reserve:")
+            return "reserve"
+        raise AssertionError(f"{self.label}: found nothing legal to tap: {state}")
+
+
+class WebSocketGate:
+    """Holds back the server's websocket messages to one page while closed."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.held: list[str | bytes] = []
+        self.route: WebSocketRoute | None = None
+
+    def handle(self, ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()  # the page's own messages go through untouched
+        self.route = ws
+
+        def from_server(message: str | bytes) -> None:
+            if self.closed:
+                self.held.append(message)
+            else:
+                ws.send(message)
+
+        server.on_message(from_server)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def open(self) -> None:
+        self.closed = False
+        held, self.held = self.held, []
+        assert self.route is not None
+        for message in held:
+            self.route.send(message)
+
+
+@dataclass
+class Recorder:
+    """Opens the screens of one test and closes them, collecting what went wrong."""
+
+    browser: Browser
+    server: Server
+    test_name: str
+    screens: list[Screen] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+
+    def _context(self, **options: Any) -> BrowserContext:
+        context = self.browser.new_context(base_url=self.server.url, **options)
+        context.set_default_timeout(8000)
+        context.add_init_script(WS_PROBE)
+
+        def guard(route: Route) -> None:
+            # No test may send traffic anywhere but loopback.
+            if urlsplit(route.request.url).hostname == LOOPBACK:
+                route.continue_()
+            else:
+                self.foreign.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", guard)
+        return context
+
+    def table(self) -> Table:
+        context = self._context(**TV_OPTIONS)
+        screen = Table(page=context.new_page(), context=context, label="TV")
+        screen.watch()
+        self.screens.append(screen)
+        return screen
+
+    def phone(self, label: str) -> Phone:
+        context = self._context(**PHONE_OPTIONS)
+        screen = Phone(page=context.new_page(), context=context, label=label)
+        screen.watch()
+        self.screens.append(screen)
+        return screen
+
+    def second_tab(self, phone: Phone, gate: WebSocketGate | None = None) -> Phone:
+        """Another tab of the same phone (same cookies, so the same seat)."""
+        page = phone.context.new_page()
+        if gate is not None:
+            page.route_web_socket(re.compile(r"/ws/"), gate.handle)
+        tab = Phone(page=page, context=phone.context, label=phone.label + "-tab2")
+        tab.name = phone.name
+        tab.watch()
+        self.screens.append(tab)
+        return tab
+
+    def screenshot_all(self, prefix: str) -> None:
+        for screen in self.screens:
+            try:
+                if not screen.page.is_closed():
+                    screen.shot(f"{prefix}-{self.test_name}-{screen.label}", full_page=True)
+            except Error:
+                pass
+
+    def close_all(self) -> list[str]:
+        problems = [f"Request to a non-loopback address: {url}" for url in self.foreign]
+        for screen in self.screens:
+            problems.extend(screen.errors)
+        for context in {id(s.context): s.context for s in self.screens}.values():
+            with contextlib.suppress(Error):
+                context.close()
+        return problems
+
+
+def wait_quiet(*screens: Screen) -> None:
+    """Wait until none of these screens is still receiving updates."""
+    for screen in screens:
+        screen.wait_quiet()
+
+
+def decode_qr(png: bytes) -> list[str]:
+    """Read the QR codes in a screenshot, as a phone's camera would."""
+    image = Image.open(io.BytesIO(png)).convert("L")
+    return [barcode.text for barcode in zxingcpp.read_barcodes(image)]
+
+
+def wait_until(check: Any, timeout: float = 5.0, message: str = "condition") -> Any:
+    """Poll a Python check (for values read from several pages)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"Timed out waiting for {message}")
+        time.sleep(0.05)

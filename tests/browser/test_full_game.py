@@ -1,0 +1,58 @@
+"""A whole game, one phone against a bot, to the end screen and a rematch."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.game_setup import start_game
+from tests.browser.helpers import Recorder, Table
+
+pytestmark = pytest.mark.browser
+
+TIME_CAP = 100.0  # seconds of play; a greedy-ish phone ends a game in well under half that
+TURN_CAP = 120
+
+
+def test_phone_plays_a_bot_to_the_end_and_rematches(recorder: Recorder, tv: Table) -> None:
+    _url, (phone,) = start_game(recorder, tv, ("Aino",), bots=1)
+    old_code = tv.code
+    end_screen = tv.page.locator(".end-screen")
+    done: Counter[str] = Counter()
+    started = time.monotonic()
+    while True:
+        # The bot answers by itself; wait for the phone's turn or the end.
+        phone.wait_turn(timeout=10000)
+        if phone.page.locator("#hand.phase-over").count():
+            break
+        assert time.monotonic() - started < TIME_CAP, f"no end after {TIME_CAP} s: {done}"
+        assert sum(done.values()) < TURN_CAP, f"no end after {TURN_CAP} phone turns: {done}"
+        done[phone.play_turn(buy=True)] += 1
+    expect(end_screen).to_be_visible()
+    assert done["buy"] > 0, f"the phone never bought a card: {done}"
+    expect(end_screen.locator(".ranking tbody tr")).to_have_count(2)
+    expect(phone.page.locator("#hand .result h1")).to_be_visible()
+    expect(phone.page.locator(".status .turn-line")).to_have_text("Game over")
+    tv.wait_quiet()
+    tv.shot("end-screen")
+    phone.shot("phone-result", full_page=True)
+    print(f"Game over after {time.monotonic() - started:.1f} s, phone turns: {dict(done)}")
+
+    # The host taps Rematch: the TV and the phone both move to the new game.
+    tv.page.locator("#rematch").click()
+    tv.page.wait_for_url(lambda url: "/host/" in url and f"/{old_code}/" not in url)
+    new_code = tv.code
+    assert new_code != old_code
+    expect(tv.page.locator(".table")).to_be_visible()
+    phone.page.wait_for_url(re.compile(rf"/play/{new_code}/$"), timeout=8000)
+    expect(phone.page.locator("#hand.phase-main, #hand.phase-return")).to_have_count(1)
+    expect(phone.page.locator(".status .opponent")).to_have_count(2)
+    expect(tv.page.locator(".player")).to_have_count(2)
+    expect(tv.page.locator(".player .name").first).to_have_text("Aino")
+    phone.wait_connected()
+    phone.wait_turn(timeout=10000)  # the bot may open; then it is the phone's turn
+    assert phone.my_turn()

@@ -1,0 +1,86 @@
+"""A phone reloads, or loses its cookie: it gets its seat and the current state back."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.game_setup import start_game
+from tests.browser.helpers import Phone, Recorder, Table, decode_qr, wait_until
+
+pytestmark = pytest.mark.browser
+
+
+def assert_shows_seat(phone: Phone, tv: Table, seat: int) -> None:
+    """The phone shows the TV's current version and this seat's tokens and cards."""
+    assert phone.version() == tv.version()
+    tv_tokens = tv.player(seat).locator(".token-total").inner_text()
+    assert f"{phone.token_total()}/10" == tv_tokens
+    assert phone.tokens() == tv.tokens(seat)
+    assert phone.my_turn() == ("current" in (tv.player(seat).get_attribute("class") or ""))
+
+
+def test_reload_and_rejoin_with_the_code_from_the_tv(recorder: Recorder, tv: Table) -> None:
+    url, (phone,) = start_game(recorder, tv, ("Aino",), bots=1)
+    seat = phone.seat()
+    # Play a little so the state is not the opening one.
+    for _ in range(2):
+        phone.wait_turn()
+        phone.play_turn(buy=True)
+    phone.wait_turn()
+    tv.wait_quiet()
+    version = tv.version()
+    assert version >= 3
+
+    # ---- Reload: same seat, current state, live again within 3 s.
+    started = time.monotonic()
+    phone.page.reload()
+    expect(phone.page.locator(f'#hand[data-version="{version}"]')).to_be_visible(timeout=3000)
+    phone.wait_connected(timeout=3000)
+    elapsed = time.monotonic() - started
+    assert elapsed < 3, f"the phone took {elapsed:.1f} s to be current after a reload"
+    assert_shows_seat(phone, tv, seat)
+    assert phone.my_turn()
+
+    # ---- The phone's browser loses its cookies: the TV shows the seat away, with a code.
+    phone.context.close()
+    away = tv.player(seat)
+    expect(away.locator(".tag.away")).to_be_visible()
+    code_on_tv = away.locator(".rejoin strong")
+    expect(code_on_tv).to_be_visible()
+    rejoin_code = code_on_tv.inner_text().strip()
+    assert re.fullmatch(r"[A-Z0-9]{3,8}", rejoin_code), rejoin_code
+    # The TV also offers the code as a QR: it opens the rejoin form, filled in.
+    rejoin_qr = away.locator(".rejoin-qr")
+    expect(rejoin_qr).to_be_visible()
+    assert decode_qr(rejoin_qr.screenshot()) == [f"{url}?rejoin={rejoin_code}"]
+    tv.shot("table-away")
+
+    fresh = recorder.phone("Aino-again")
+    fresh.name = "Aino"
+    # Scanning the away seat's QR fills the code in...
+    fresh.page.goto(f"{url}?rejoin={rejoin_code}")
+    expect(fresh.page.locator("#rejoin-form #rejoin_code")).to_have_value(rejoin_code)
+    # ...but here the player opens the plain link and types the code.
+    fresh.page.goto(url)
+    expect(fresh.page.locator("#join-form")).to_have_count(0)
+    form = fresh.page.locator("#rejoin-form")
+    expect(form).to_be_visible()
+    fresh.shot("phone-rejoin")
+    form.locator("#rejoin_code").tap()
+    fresh.page.keyboard.type(rejoin_code.lower())  # phones often type lower case
+    form.locator("button[type=submit]").tap()
+    fresh.page.wait_for_url(re.compile(r"/play/[A-Z0-9]+/$"))
+    fresh.wait_connected()
+    expect(away.locator(".tag.away")).to_have_count(0)
+    expect(away.locator(".rejoin")).to_have_count(0)
+    wait_until(lambda: fresh.version() == tv.version(), message="the rejoined phone to update")
+    assert fresh.seat() == seat
+    assert_shows_seat(fresh, tv, seat)
+    # And it plays on from there.
+    before = tv.version()
+    fresh.play_turn(buy=True)
+    tv.wait_version(before)
