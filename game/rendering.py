@@ -307,7 +307,11 @@ def phone_context(snap: Snapshot, position: int) -> dict[str, Any]:
         # Once the game is over there is nothing left to buy.
         affordable=view.affordable if view.outcome is None else frozenset(),
         legal=_group_legal(view.legal),
-        cheapest=dict(view.cheapest),
+        # What each affordable card would cost this seat, cheapest way first.
+        cheapest={
+            card_id: [ColourCount(NAMES[c], n) for c, n in enumerate(payment) if n]
+            for card_id, payment in view.cheapest
+        },
         progress=_noble_progress(view),
     )
     return context

@@ -116,12 +116,13 @@
   function refreshPicker(picker) {
     var legal = legalOf(picker);
     var sel = picker._selection || (picker._selection = []);
+    var sign = picker.getAttribute("data-picker") === "return" ? "\u2212" : "+";
     picker.querySelectorAll("[data-pick]").forEach(function (b) {
       var l = b.getAttribute("data-pick");
       var n = sel.filter(function (x) { return x === l; }).length;
       var canAdd = legal.some(function (t) { return within(sel.concat([l]), t); });
       b.classList.toggle("selected", n > 0);
-      b.querySelector(".picked").textContent = n ? "+" + n : "";
+      b.querySelector(".picked").textContent = n ? sign + n : "";
       if (!b.hasAttribute("data-off")) b.disabled = !(canAdd || n > 0);
     });
     var complete = legal.indexOf(sorted(sel)) >= 0;
