@@ -51,8 +51,12 @@ class SeatInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot:
-    """One consistent read of a game from the database."""
+class Room:
+    """What any screen may know about a game besides its projection.
+
+    Templates get this as `snap`, never the Snapshot: the full GameState
+    (deck order, blind cards) stays out of every template context.
+    """
 
     id: int
     code: str
@@ -61,12 +65,27 @@ class Snapshot:
     no_gold_small: bool
     next_code: str
     seats: tuple[SeatInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One consistent read of a game from the database: the room and the full state."""
+
+    room: Room
     state: GameState | None
 
     @property
-    def signature(self) -> tuple[Any, ...]:
+    def code(self) -> str:
+        return self.room.code
+
+    @property
+    def seats(self) -> tuple[SeatInfo, ...]:
+        return self.room.seats
+
+    @property
+    def signature(self) -> Room:
         """Everything besides the viewer that changes what a screen shows."""
-        return (self.id, self.status, self.version, self.next_code, self.seats)
+        return self.room
 
 
 def load_snapshot(game_id: int) -> Snapshot:
@@ -76,7 +95,7 @@ def load_snapshot(game_id: int) -> Snapshot:
         SeatInfo(s.position, s.name, s.is_bot, s.is_bot or s.pk in here, s.rejoin_code)
         for s in game.seats.order_by("position")
     )
-    return Snapshot(
+    room = Room(
         id=game.id,
         code=game.code,
         status=game.status,
@@ -84,8 +103,8 @@ def load_snapshot(game_id: int) -> Snapshot:
         no_gold_small=game.house_no_gold_small,
         next_code=game.next_game.code if game.next_game else "",
         seats=seats,
-        state=load_state(game),
     )
+    return Snapshot(room=room, state=load_state(game))
 
 
 # ---------------------------------------------------------------- caching
@@ -185,7 +204,7 @@ def _outcome(view: GameView, snap: Snapshot) -> dict[str, Any] | None:
 
 def _common(view: GameView, snap: Snapshot) -> dict[str, Any]:
     return {
-        "snap": snap,
+        "snap": snap.room,
         "view": view,
         "players": _players(view, snap),
         "current_seat": snap.seats[view.current],
@@ -212,7 +231,7 @@ def _common(view: GameView, snap: Snapshot) -> dict[str, Any]:
 
 def table_context(snap: Snapshot, *, is_host: bool, url: str, csrf: str = "") -> dict[str, Any]:
     context: dict[str, Any] = {
-        "snap": snap,
+        "snap": snap.room,
         "is_host": is_host,
         "csrf": csrf if is_host else "",
         "join_url": url,
@@ -296,7 +315,11 @@ def _noble_progress(view: GameView) -> list[dict[str, Any]]:
 
 
 def phone_context(snap: Snapshot, position: int) -> dict[str, Any]:
-    context: dict[str, Any] = {"snap": snap, "me_seat": snap.seats[position], "seats": snap.seats}
+    context: dict[str, Any] = {
+        "snap": snap.room,
+        "me_seat": snap.seats[position],
+        "seats": snap.seats,
+    }
     if snap.state is None:
         return context
     view = view_for(snap.state, position)
@@ -322,7 +345,7 @@ def render_phone_status(snap: Snapshot, oob: bool = False) -> str:
     key = ("status", snap.signature, oob, translation.get_language())
 
     def render() -> str:
-        context: dict[str, Any] = {"snap": snap, "oob": oob}
+        context: dict[str, Any] = {"snap": snap.room, "oob": oob}
         if snap.state is not None:
             context.update(_common(view_for(snap.state, SPECTATOR), snap))
         return render_to_string("phone/status.html", context)

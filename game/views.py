@@ -81,7 +81,7 @@ def host(request: HttpRequest, code: str) -> HttpResponse:
         request,
         "host.html",
         {
-            "snap": snap,
+            "snap": snap.room,
             "screen": rendering.render_table(
                 snap, is_host=is_host, url=url, csrf=get_token(request)
             ),
@@ -168,7 +168,7 @@ def play(request: HttpRequest, code: str) -> HttpResponse:
         return redirect("join", code=game.code)
     snap = rendering.load_snapshot(game.id)
     context = {
-        "snap": snap,
+        "snap": snap.room,
         "status": rendering.render_phone_status(snap),
         "hand": rendering.render_phone_hand(snap, seat.position),
     }
