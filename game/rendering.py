@@ -327,8 +327,9 @@ def phone_context(snap: Snapshot, position: int) -> dict[str, Any]:
     context.update(
         me=view.me,
         my_turn=view.phase != "over" and view.current == position,
-        # Once the game is over there is nothing left to buy.
-        affordable=view.affordable if view.outcome is None else frozenset(),
+        # Buying is possible only in the main phase: not after the end, nor
+        # while giving back tokens or choosing a noble.
+        affordable=view.affordable if view.phase == "main" else frozenset(),
         legal=_group_legal(view.legal),
         # What each affordable card would cost this seat, cheapest way first.
         cheapest={

@@ -7,6 +7,7 @@
   var socket = null;
   var lastMessageAt = 0;
   var wasMyTurn = null;
+  var lastPhase = "";
 
   if (window.htmx) {
     // Reconnect quickly: a phone that wakes up should be current within seconds.
@@ -56,6 +57,13 @@
           try { navigator.vibrate([120, 60, 120]); } catch (err) { /* not allowed yet */ }
         }
       }
+      // A new step of my own turn (give back tokens, choose a noble) appears at
+      // the top; the player may have tapped far down the page.
+      var phase = (h.className.match(/phase-(\w+)/) || [])[1] || "";
+      if (mine && wasMyTurn && phase !== lastPhase && phase !== "main") {
+        window.scrollTo({ top: 0, behavior: "smooth" });
+      }
+      lastPhase = phase;
       if (h.classList.contains("phase-over") && !h._shownResult) {
         h._shownResult = true;
         window.scrollTo({ top: 0 });
