@@ -8,6 +8,7 @@ only a phone's own hand is rendered per seat.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -127,16 +128,32 @@ def cached(key: tuple[Any, ...], render: Callable[[], str]) -> str:
 
 
 def clear_cache() -> None:
+    global _join_host_cache
     _shared.clear()
+    _join_host_cache = (float("-inf"), "")
 
 
 # ---------------------------------------------------------------- join link
 
 
+_JOIN_HOST_TTL = 30.0  # seconds; a laptop's Wi-Fi address rarely changes mid-game
+_join_host_cache: tuple[float, str] = (float("-inf"), "")
+
+
+def _cached_join_host() -> str:
+    """Return join_host(), looked up at most every 30 s (listing adapters costs ~1 ms)."""
+    global _join_host_cache
+    looked_up, host = _join_host_cache
+    if time.monotonic() - looked_up > _JOIN_HOST_TTL:
+        host = join_host()
+        _join_host_cache = (time.monotonic(), host)
+    return host
+
+
 def join_url(code: str, port: int | str | None) -> str:
     """Return the address phones open; never "localhost", which a phone cannot reach."""
     port_part = f":{port}" if port and str(port) not in ("80", "") else ""
-    return f"http://{join_host()}{port_part}/join/{code}/"
+    return f"http://{_cached_join_host()}{port_part}/join/{code}/"
 
 
 @lru_cache(maxsize=64)

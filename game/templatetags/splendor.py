@@ -6,12 +6,17 @@ game stays playable for colour-blind players.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from django import template
+from django.template.loader import render_to_string
 from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+
+from game.engine.projection import CardView, NobleView
 
 register = template.Library()
 
@@ -45,9 +50,10 @@ def notation_letter(colour: str) -> str:
     return NOTATION_LETTERS.get(colour, "")
 
 
-@register.simple_tag
-def gem(colour: str, text: Any = None) -> str:
-    """Draw a gem: its shape, its colour and its letter (or `text`, e.g. a count)."""
+# Cards, nobles and gems look the same wherever they appear, so each is drawn
+# once per language and reused: the phone's hand shows dozens of them.
+@lru_cache(maxsize=4096)
+def _gem_html(colour: str, text: str | None, language: str | None) -> SafeString:
     shown = COLOUR_LETTERS.get(colour, "?") if text is None else text
     return format_html(
         '<span class="gem gem-{}" title="{}"><span class="gem-text">{}</span></span>',
@@ -55,6 +61,34 @@ def gem(colour: str, text: Any = None) -> str:
         COLOUR_LABELS.get(colour, colour),
         shown,
     )
+
+
+@register.simple_tag
+def gem(colour: str, text: Any = None) -> str:
+    """Draw a gem: its shape, its colour and its letter (or `text`, e.g. a count)."""
+    return _gem_html(colour, None if text is None else str(text), get_language())
+
+
+@lru_cache(maxsize=512)
+def _card_html(view: CardView, language: str | None) -> SafeString:
+    return mark_safe(render_to_string("parts/card.html", {"card": view}))
+
+
+@lru_cache(maxsize=64)
+def _noble_html(view: NobleView, language: str | None) -> SafeString:
+    return mark_safe(render_to_string("parts/noble.html", {"noble": view}))
+
+
+@register.simple_tag
+def card(view: CardView) -> str:
+    """Draw a face-up development card."""
+    return _card_html(view, get_language())
+
+
+@register.simple_tag
+def noble(view: NobleView) -> str:
+    """Draw a noble tile."""
+    return _noble_html(view, get_language())
 
 
 @register.simple_tag
