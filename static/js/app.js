@@ -69,6 +69,9 @@
         window.scrollTo({ top: 0 });
       }
       wasMyTurn = mine;
+      // A mark in the tab title, for a phone that shows other tabs.
+      var base = document.title.replace(/^\u25cf /, "");
+      document.title = mine ? "\u25cf " + base : base;
     }
     closeSheet();
     document.querySelectorAll("[data-picker]").forEach(refreshPicker);
