@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 # Uppercase letters that cannot be misread on a TV or typed wrong on a phone (no I, O).
 ROOM_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -86,9 +87,9 @@ class Game(models.Model):
     """One game in a room; a game is its seed plus its moves, `state` is a cached snapshot."""
 
     class Status(models.TextChoices):
-        LOBBY = "lobby", "lobby"
-        PLAYING = "playing", "playing"
-        OVER = "over", "over"
+        LOBBY = "lobby", _("waiting for players")
+        PLAYING = "playing", _("playing")
+        OVER = "over", _("over")
 
     code = models.CharField(max_length=ROOM_CODE_LENGTH, unique=True, default=new_room_code)
     seed = models.BigIntegerField(default=new_seed)

@@ -19,6 +19,7 @@ import qrcode
 import qrcode.image.svg
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.safestring import mark_safe
 
 from game import presence
 from game.engine import GameState, parse_action
@@ -36,6 +37,9 @@ from game.engine.projection import (
 from game.models import Game
 from game.network import join_host
 from game.services import load_state
+from game.templatetags.splendor import card as card_html
+from game.templatetags.splendor import chip, gem
+from game.templatetags.splendor import noble as noble_html
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
 
@@ -166,20 +170,30 @@ def qr_svg(url: str) -> str:
 # ---------------------------------------------------------------- presentation
 
 
+def _chips_html(paid: list[ColourCount]) -> str:
+    chips = "".join(chip(p.colour, p.amount) for p in paid)
+    return mark_safe(f'<span class="paid">{chips}</span>')  # each chip is escaped HTML
+
+
 def describe_event(text: str) -> dict[str, Any]:
-    """Turn one recorded event of the last turn into what a template shows."""
+    """Turn one recorded event of the last turn into what a template shows.
+
+    The pictures (gems, card, noble) come as ready HTML so each event is one
+    translatable sentence with placeholders, in whatever word order a language needs.
+    """
     action: Action = parse_action(text)
     event: dict[str, Any] = {"kind": action.kind}
     if action.kind in (TAKE, RETURN):
-        event["gems"] = [NAMES[c] for c in action.gems]
+        event["gems_html"] = mark_safe("".join(gem(NAMES[c]) for c in action.gems))
     elif action.kind == RESERVE:
-        event["card"] = card_view(action.card) if action.card else None
+        event["card_html"] = card_html(card_view(action.card)) if action.card else ""
         event["level"] = ROMAN[action.level] if action.level else ""
     elif action.kind == BUY:
-        event["card"] = card_view(action.card)
-        event["paid"] = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
+        event["card_html"] = card_html(card_view(action.card))
+        paid = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
+        event["paid_html"] = _chips_html(paid)
     elif action.kind == NOBLE:
-        event["noble"] = noble_view(action.noble)
+        event["noble_html"] = noble_html(noble_view(action.noble))
     return event
 
 
@@ -300,7 +314,9 @@ def _group_legal(legal: tuple[Action, ...]) -> dict[str, Any]:
     for action in legal:
         if action.kind == BUY:
             paid = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
-            buys.setdefault(action.card, []).append({"notation": action.notation(), "paid": paid})
+            buys.setdefault(action.card, []).append(
+                {"notation": action.notation(), "paid": paid, "paid_html": _chips_html(paid)}
+            )
         elif action.kind == RESERVE and action.card:
             reserves.add(action.card)
         elif action.kind == RESERVE:

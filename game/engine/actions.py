@@ -122,9 +122,16 @@ def _parse_colours(text: str, *, gold: bool) -> tuple[int, ...]:
     return tuple(sorted(colours))
 
 
+NUMBER_MESSAGES = {
+    "card": _("“%(text)s” is not a card number."),
+    "deck": _("“%(text)s” is not a deck number."),
+    "noble": _("“%(text)s” is not a noble number."),
+}
+
+
 def _parse_int(text: str, what: str) -> int:
     if not (text.isascii() and text.isdigit()) or len(text) > 3:
-        raise NotationError(_("“%(text)s” is not a %(what)s number."), text=text, what=what)
+        raise NotationError(NUMBER_MESSAGES[what], text=text)
     return int(text)
 
 

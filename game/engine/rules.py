@@ -42,6 +42,12 @@ from game.engine.state import RETURN as RETURN_PHASE
 
 TAKE_TWO_MIN_PILE = 4
 MAX_DIFFERENT = 3
+# Whole sentences per case, so translations need no number agreement.
+TAKE_DIFFERENT_MESSAGES = {
+    3: _("Take three gems of three different colours."),
+    2: _("Only two colours are left: take one gem of each."),
+    1: _("Only one colour is left: take one gem of it."),
+}
 
 
 # ---------------------------------------------------------------- payments
@@ -204,7 +210,7 @@ def _check_take(state: GameState, gems: tuple[int, ...]) -> None:
     available = sum(1 for c in GEMS if bank[c] > 0)
     required = min(MAX_DIFFERENT, available)
     if len(gems) != required:
-        raise IllegalActionError(_("Take %(count)s gems of different colours."), count=required)
+        raise IllegalActionError(TAKE_DIFFERENT_MESSAGES[required])
 
 
 def _check_reserve(state: GameState, player: PlayerState, action: Action) -> None:
