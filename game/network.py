@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import time
+from collections.abc import Iterator
 
 import ifaddr
 
@@ -78,3 +80,32 @@ def allowed_hosts() -> list[str]:
         if host and host != "*" and host not in result:
             result.append(host)
     return result
+
+
+class LiveHosts(list[str]):
+    """ALLOWED_HOSTS that follows the LAN addresses while the server runs.
+
+    A laptop may join the Wi-Fi, or get a new address from the router, after the
+    server started; the QR code then shows the new address, so the host check
+    must accept it too. Django and Channels iterate the setting on each check,
+    so re-reading the adapters here (at most every REFRESH seconds) is enough.
+    """
+
+    REFRESH = 30.0
+
+    def __init__(self) -> None:
+        super().__init__(allowed_hosts())
+        self.checked = time.monotonic()
+
+    def refresh(self) -> None:
+        if time.monotonic() - self.checked > self.REFRESH:
+            self.checked = time.monotonic()
+            self[:] = allowed_hosts()
+
+    def __iter__(self) -> Iterator[str]:
+        self.refresh()
+        return super().__iter__()
+
+    def __contains__(self, host: object) -> bool:
+        self.refresh()
+        return super().__contains__(host)

@@ -13,7 +13,7 @@ from typing import Any
 
 import dj_database_url
 
-from game.network import allowed_hosts
+from game.network import LiveHosts
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -50,7 +50,8 @@ SECRET_KEY = _secret_key()
 # On by default: a home server run with `runserver` must serve static files.
 DEBUG = _env_flag("SPLENDOR_DEBUG", "1")
 
-ALLOWED_HOSTS = allowed_hosts()
+# Never "*"; re-read while running, so a new Wi-Fi address is accepted too.
+ALLOWED_HOSTS = LiveHosts()
 
 INSTALLED_APPS = [
     "daphne",  # first: makes runserver serve ASGI (HTTP and websockets)

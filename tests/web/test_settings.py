@@ -198,3 +198,18 @@ def test_redis_channel_layer_round_trip() -> None:
     require_service(6379, "Redis")
     out = run_python(REDIS_ROUND_TRIP, {"REDIS_URL": REDIS_URL})
     assert out.split() == ["RedisChannelLayer", "42"]
+
+
+def test_allowed_hosts_follow_a_new_wifi_address_while_running(
+    no_overrides: pytest.MonkeyPatch,
+) -> None:
+    no_overrides.setattr(ifaddr, "get_adapters", lambda: [adapter("wlan0", "192.168.1.23")])
+    hosts = network.LiveHosts()
+    assert "192.168.1.23" in hosts
+    # The router hands the laptop a new address: the QR code will show it soon.
+    no_overrides.setattr(ifaddr, "get_adapters", lambda: [adapter("wlan0", "192.168.1.77")])
+    assert "192.168.1.77" not in hosts  # re-read at most every REFRESH seconds
+    hosts.checked -= network.LiveHosts.REFRESH + 1
+    assert "192.168.1.77" in list(hosts)
+    assert "192.168.1.23" not in hosts
+    assert "*" not in hosts
