@@ -1,0 +1,202 @@
+"""Two server processes share one game through Redis and one PostgreSQL database.
+
+A home server that outgrows one process runs several behind a proxy; screens of
+the same game then sit on different processes. An action taken on one process
+must reach every screen on the other, and only the Redis channel layer carries
+it there (no process polls the database). Real `manage.py runserver` processes
+on 127.0.0.1 with a throwaway database and a Redis db of their own; only
+loopback is ever contacted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import secrets
+import select
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
+
+import psycopg
+import pytest
+import redis
+from psycopg import sql
+
+from tests.web.test_restart import MiniWebSocket, environment, run_python, server
+from tests.web.test_settings import POSTGRES_URL, require_service
+
+# A Redis db index of this test's own, emptied afterwards; other users of Redis keep theirs.
+REDIS_DB = 7
+REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
+# Seconds a change may take to reach a screen on the other process.
+PROPAGATION = 5.0
+# Seconds without a message after which a screen counts as up to date.
+QUIET = 0.5
+VERSION = re.compile(r'id="(?:screen|hand)"[^>]*?data-version="(\d+)"')
+
+SETUP = r"""
+import json
+import django
+django.setup()
+from django.contrib.sessions.backends.db import SessionStore
+from game import services
+from game.models import new_player_key
+
+host, ada, bob = new_player_key(), new_player_key(), new_player_key()
+game = services.create_game(host)
+services.join_game(game.id, ada, "Ada")
+services.join_game(game.id, bob, "Bob")
+services.start_game(game.id, host, first_player=0)
+sessions = []
+for key in (host, ada, bob):
+    store = SessionStore()
+    store["player_key"] = key
+    store.create()
+    sessions.append(store.session_key)
+print(json.dumps({"code": game.code, "id": game.id, "sessions": sessions}))
+"""
+
+
+@contextlib.contextmanager
+def throwaway_database() -> Iterator[str]:
+    """Create an empty PostgreSQL database, yield its URL, drop it afterwards."""
+    name = f"splendor_scale_{secrets.token_hex(4)}"
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+@contextlib.contextmanager
+def own_redis_db() -> Iterator[redis.Redis]:
+    """Yield a client on REDIS_DB; flush only that db afterwards."""
+    client = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB, socket_timeout=5)
+    foreign = [key for key in client.scan_iter(count=1000) if not key.startswith(b"asgi")]
+    if foreign:  # not channels' leftovers: never flush someone else's data
+        client.close()
+        pytest.fail(f"Redis db {REDIS_DB} holds other data: {foreign[:3]!r}")
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(redis.RedisError):
+            client.flushdb()
+        client.close()
+
+
+def version_of(message: str) -> int | None:
+    match = VERSION.search(message)
+    return int(match.group(1)) if match else None
+
+
+def next_message(screen: MiniWebSocket, timeout: float) -> str | None:
+    """Return the next message, or None if none starts within `timeout` seconds.
+
+    Waiting happens in select(), never inside a frame, so the client's buffer stays whole.
+    """
+    if not screen.buffer:
+        readable, _, _ = select.select([screen.sock], [], [], max(timeout, 0))
+        if not readable:
+            return None
+    screen.sock.settimeout(10)
+    return screen.receive()
+
+
+def settle(*screens: MiniWebSocket) -> None:
+    """Read what each screen is still being sent until all are quiet for QUIET seconds.
+
+    Every seat that connects makes the screens of its game re-render; after this,
+    nothing local to a process is left to make it render a newer version.
+    """
+    deadline = time.monotonic() + PROPAGATION
+    while time.monotonic() < deadline:
+        if all(next_message(screen, QUIET) is None for screen in screens):
+            return
+    raise AssertionError("the screens never went quiet")
+
+
+def wait_for_version(screen: MiniWebSocket, version: int, who: str) -> str:
+    """Read messages until one shows `version`; fail after PROPAGATION seconds."""
+    deadline = time.monotonic() + PROPAGATION
+    seen: list[int | None] = []
+    while (message := next_message(screen, deadline - time.monotonic())) is not None:
+        seen.append(version_of(message))
+        if seen[-1] == version:
+            return message
+    raise AssertionError(f"{who} never got version {version} (saw {seen})")
+
+
+def first_view(screen: MiniWebSocket) -> tuple[int, str]:
+    message = screen.receive()
+    version = version_of(message)
+    assert version is not None, message[:500]
+    return version, message
+
+
+@pytest.mark.slow
+def test_an_action_on_one_server_reaches_screens_on_another(tmp_path: Path) -> None:
+    require_service(5432, "PostgreSQL")
+    require_service(6379, "Redis")
+    with own_redis_db() as layer_db, throwaway_database() as database_url:
+        env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
+        env.update(DATABASE_URL=database_url, REDIS_URL=REDIS_URL, SPLENDOR_HOST="127.0.0.1")
+        run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
+        game = json.loads(run_python(env, "-c", SETUP))
+        code: str = game["code"]
+        host_session, ada_session, bob_session = game["sessions"]
+
+        opened: list[MiniWebSocket] = []
+        with server(env, tmp_path / "a.log") as port_a, server(env, tmp_path / "b.log") as port_b:
+            try:
+                tv = MiniWebSocket(port_b, f"/ws/game/{code}/table/", host_session)
+                opened.append(tv)
+                ada = MiniWebSocket(port_a, f"/ws/game/{code}/seat/", ada_session)
+                opened.append(ada)
+                bob = MiniWebSocket(port_b, f"/ws/game/{code}/seat/", bob_session)
+                opened.append(bob)
+
+                version, table = first_view(tv)
+                assert 'id="screen"' in table and 'data-status="playing"' in table
+                ada_version, hand = first_view(ada)
+                assert ada_version == version and 'data-my-turn="1"' in hand
+                bob_version, hand = first_view(bob)
+                assert bob_version == version and 'data-my-turn="0"' in hand
+
+                # All three sockets joined the one group in Redis, from two processes.
+                group = f"asgi:group:game-{game['id']}"
+                members = cast(list[bytes], layer_db.zrange(group, 0, -1))
+                assert len(members) == 3, members
+                assert len({member.split(b"!")[0] for member in members}) == 2, members
+
+                # Only the action can make the screens on B render anything newer.
+                settle(tv, ada, bob)
+
+                # Ada plays on server A; the TV and Bob on server B see it.
+                ada.send_json({"action": "take:wug", "version": version})
+                assert 'data-status="playing"' in wait_for_version(tv, version + 1, "TV on B")
+                hand = wait_for_version(bob, version + 1, "Bob on B")
+                assert 'data-my-turn="1"' in hand
+
+                # Bob plays on server B; Ada on server A sees it.
+                bob.send_json({"action": "take:rkw", "version": version + 1})
+                hand = wait_for_version(ada, version + 2, "Ada on A")
+                assert 'data-my-turn="1"' in hand
+                wait_for_version(tv, version + 2, "TV on B")
+            finally:
+                for screen in opened:
+                    screen.close()
+
+        check = (
+            "import json, django; django.setup(); from game.models import Game; "
+            f"g = Game.objects.get(pk={game['id']}); "
+            "print(json.dumps([g.version, [m.notation for m in g.moves.order_by('index')]]))"
+        )
+        # Stored once each, in canonical notation, by whichever process took the action.
+        assert json.loads(run_python(env, "-c", check)) == [version + 2, ["take:wug", "take:wrk"]]
