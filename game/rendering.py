@@ -36,7 +36,7 @@ from game.engine.projection import (
 )
 from game.models import Game
 from game.network import join_host
-from game.services import load_state
+from game.services import STAND_IN, load_state
 from game.templatetags.splendor import card as card_html
 from game.templatetags.splendor import chip, gem
 from game.templatetags.splendor import noble as noble_html
@@ -53,6 +53,7 @@ class SeatInfo:
     is_bot: bool
     connected: bool
     rejoin_code: str
+    stand_in: bool = False  # a bot playing for a player who left
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,14 @@ def load_snapshot(game_id: int) -> Snapshot:
     game = Game.objects.select_related("next_game").get(pk=game_id)
     here = presence.connected(game.id)
     seats = tuple(
-        SeatInfo(s.position, s.name, s.is_bot, s.is_bot or s.pk in here, s.rejoin_code)
+        SeatInfo(
+            s.position,
+            s.name,
+            s.is_bot,
+            s.is_bot or s.pk in here,
+            s.rejoin_code,
+            stand_in=s.bot_kind == STAND_IN,
+        )
         for s in game.seats.order_by("position")
     )
     room = Room(

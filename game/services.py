@@ -14,6 +14,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 MIN_SEATS = 2
 MAX_SEATS = 4
 BOT_KINDS = ("greedy", "random")
+# A bot playing for a human who left mid-game; their rejoin code takes the seat back.
+STAND_IN = "stand-in"
 NAME_MAX = 24
 
 # Engine messages name colours in English; these translate them.
@@ -249,18 +252,39 @@ def rematch(game_id: int, host_key: str) -> Game:
 
 
 def rejoin(game_id: int, player_key: str, rejoin_code: str) -> Seat:
-    """Give this phone the seat whose rejoin code it typed."""
+    """Give this phone the seat whose rejoin code it typed (from a stand-in bot too)."""
     code = "".join(str(rejoin_code).split()).upper()
     with transaction.atomic():
         game = _lock(game_id)
-        seat = game.seats.filter(rejoin_code=code, is_bot=False).first() if code else None
+        humans = game.seats.filter(Q(is_bot=False) | Q(bot_kind=STAND_IN))
+        seat = humans.filter(rejoin_code=code).first() if code else None
         if seat is None:
             raise Refused(_("That rejoin code does not match a seat in this game."))
-        if seat.player_key != player_key:
+        if seat.player_key != player_key or seat.is_bot:
             # A phone holds one seat a game: let go of any other first.
             game.seats.filter(player_key=player_key).exclude(pk=seat.pk).update(player_key="")
             seat.player_key = player_key
-            seat.save(update_fields=["player_key"])
+            seat.is_bot = False
+            seat.bot_kind = ""
+            seat.save(update_fields=["player_key", "is_bot", "bot_kind"])
+        _announce_after_commit(game.id)
+        return seat
+
+
+def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
+    """Let a bot play a seat whose player left; they can take it back with their code."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        _require_host(game, host_key)
+        if game.status != Game.Status.PLAYING:
+            raise Refused(_("The game is not running."))
+        seat = game.seats.filter(position=position).first()
+        if seat is None or seat.is_bot:
+            raise Refused(_("A bot already plays that seat."))
+        seat.is_bot = True
+        seat.bot_kind = STAND_IN
+        seat.player_key = ""  # the phone that left loses the seat until it rejoins
+        seat.save(update_fields=["is_bot", "bot_kind", "player_key"])
         _announce_after_commit(game.id)
         return seat
 
@@ -334,7 +358,8 @@ def play_bot_turn(game_id: int, expected_version: int) -> bool:
             return False
         state = load_state(game)
         assert state is not None
-        bot = make_bot(seat.bot_kind or "greedy", game.seed + game.version)
+        kind = "greedy" if seat.bot_kind in ("", STAND_IN) else seat.bot_kind
+        bot = make_bot(kind, game.seed + game.version)
         action = bot.choose(state, seat.position)
         _apply(game, seat.position, action.notation(), game.version)
         return True

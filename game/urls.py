@@ -13,6 +13,7 @@ urlpatterns = [
     path("host/<str:code>/remove/", views.remove_seat, name="remove_seat"),
     path("host/<str:code>/start/", views.start, name="start"),
     path("host/<str:code>/rematch/", views.rematch, name="rematch"),
+    path("host/<str:code>/stand-in/", views.stand_in, name="stand_in"),
     path("join/<str:code>/", views.join, name="join"),
     path("play/<str:code>/", views.play, name="play"),
 ]

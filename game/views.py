@@ -101,6 +101,8 @@ def _host_action(request: HttpRequest, code: str, act: str) -> HttpResponse:
             services.start_game(game.id, key)
         elif act == "rematch":
             game = services.rematch(game.id, key)
+        elif act == "stand_in":
+            services.hand_to_bot(game.id, key, int(request.POST.get("position", "-1")))
     except (services.Refused, ValueError) as refusal:
         messages.error(request, getattr(refusal, "message", str(refusal)))
     return redirect(_host_url(game))
@@ -124,6 +126,11 @@ def start(request: HttpRequest, code: str) -> HttpResponse:
 @require_POST
 def rematch(request: HttpRequest, code: str) -> HttpResponse:
     return _host_action(request, code, "rematch")
+
+
+@require_POST
+def stand_in(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(request, code, "stand_in")
 
 
 def join(request: HttpRequest, code: str) -> HttpResponse:
