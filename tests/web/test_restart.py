@@ -8,29 +8,24 @@ free of extra dependencies.
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import hashlib
 import http.client
 import json
 import os
-import re
 import secrets
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from game.management.wsclient import LOOPBACK, Closed, MiniWebSocket
+
 BASE_DIR = Path(__file__).resolve().parents[2]
-LOOPBACK = "127.0.0.1"
-WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 SETUP = r"""
 import json
@@ -159,95 +154,6 @@ def http_get(port: int, path: str, session: str) -> str:
         return response.read().decode()
     finally:
         connection.close()
-
-
-class Closed(Exception):
-    """The server closed the websocket."""
-
-
-class MiniWebSocket:
-    """Just enough of RFC 6455 for a test client: text frames, ping, close."""
-
-    def __init__(self, port: int, path: str, cookie: str) -> None:
-        self.sock = socket.create_connection((LOOPBACK, port), timeout=10)
-        key = base64.b64encode(secrets.token_bytes(16)).decode()
-        origin = f"http://{LOOPBACK}:{port}"
-        request = (
-            f"GET {path} HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: {origin}\r\nCookie: sessionid={cookie}\r\n\r\n"
-        )
-        self.sock.sendall(request.encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise Closed(f"no handshake answer: {head!r}")
-            head += chunk
-        head, self.buffer = head.split(b"\r\n\r\n", 1)
-        status = head.split(b"\r\n", 1)[0]
-        if b" 101 " not in status + b" ":
-            raise Closed(f"handshake refused: {status!r}")
-        accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
-        assert f"sec-websocket-accept: {accept}".lower() in head.decode().lower()
-
-    def _read(self, count: int) -> bytes:
-        while len(self.buffer) < count:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise Closed("connection ended")
-            self.buffer += chunk
-        data, self.buffer = self.buffer[:count], self.buffer[count:]
-        return data
-
-    def _frame(self, opcode: int, payload: bytes) -> None:
-        mask = secrets.token_bytes(4)
-        length = len(payload)
-        if length < 126:
-            header = struct.pack("!BB", 0x80 | opcode, 0x80 | length)
-        elif length < 65536:
-            header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, length)
-        else:
-            header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, length)
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(header + mask + masked)
-
-    def send_json(self, message: Any) -> None:
-        self._frame(0x1, json.dumps(message).encode())
-
-    def receive(self) -> str:
-        parts: list[bytes] = []
-        while True:
-            first, second = self._read(2)
-            opcode, length = first & 0x0F, second & 0x7F
-            if length == 126:
-                (length,) = struct.unpack("!H", self._read(2))
-            elif length == 127:
-                (length,) = struct.unpack("!Q", self._read(8))
-            payload = self._read(length)  # servers do not mask
-            if opcode == 0x8:
-                code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005
-                raise Closed(f"closed by the server with code {code}")
-            if opcode == 0x9:
-                self._frame(0xA, payload)
-                continue
-            if opcode in (0x1, 0x0):
-                parts.append(payload)
-                if first & 0x80:
-                    return b"".join(parts).decode()
-
-    def until_version(self, version: int) -> str:
-        for _ in range(50):
-            message = self.receive()
-            match = re.search(r'id="hand"[^>]*?data-version="(\d+)"', message)
-            if match and int(match.group(1)) == version:
-                return message
-        raise AssertionError(f"version {version} never arrived")
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._frame(0x8, struct.pack("!H", 1000))
-        self.sock.close()
 
 
 def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
