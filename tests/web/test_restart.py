@@ -13,17 +13,13 @@ import http.client
 import json
 import os
 import secrets
-import signal
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from game.management.wsclient import LOOPBACK, Closed, MiniWebSocket
+from game.management.loopback import LOOPBACK, Closed, MiniWebSocket, runserver
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -107,40 +103,9 @@ def run_python(env: dict[str, str], *args: str) -> str:
     return result.stdout
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((LOOPBACK, 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def server(env: dict[str, str], log: Path) -> Iterator[int]:
-    """Run `manage.py runserver` on a free loopback port; stop it with SIGTERM, then SIGKILL."""
-    port = free_port()
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", f"{LOOPBACK}:{port}", "--noreload"],
-            cwd=BASE_DIR,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                assert process.poll() is None, f"the server exited:\n{log.read_text()[-3000:]}"
-                assert time.monotonic() < deadline, f"no server:\n{log.read_text()[-3000:]}"
-                with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), 0.2):
-                    break
-                time.sleep(0.1)
-            yield port
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+def server(env: dict[str, str], log: Path) -> contextlib.AbstractContextManager[int]:
+    """Run the real server on a free loopback port (see game.management.loopback)."""
+    return runserver(env, log, BASE_DIR)
 
 
 def http_get(port: int, path: str, session: str) -> str:

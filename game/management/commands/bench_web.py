@@ -28,7 +28,6 @@ import os
 import platform
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -52,7 +51,7 @@ from game.consumers import GameConsumer
 from game.engine import Action, GameState, apply_action
 from game.engine.bots import Bot, make_bot
 from game.management.commands.bench_engine import one_core
-from game.management.wsclient import LOOPBACK, SOCKET_TIMEOUT, Closed, MiniWebSocket
+from game.management.loopback import SOCKET_TIMEOUT, Closed, MiniWebSocket, runserver
 from game.models import Game, new_player_key
 
 clock = time.perf_counter
@@ -236,45 +235,14 @@ ORIGINAL_CACHED = rendering.cached
 # ---------------------------------------------------------------- (c) a minimal websocket client
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((LOOPBACK, 0))
-        return int(probe.getsockname()[1])
-
-
 @contextlib.contextmanager
 def server(log: Path, cpu: int | None) -> Iterator[int]:
-    """Run `manage.py runserver` (Daphne) on a free loopback port, on this process's database."""
-    port = free_port()
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", f"{LOOPBACK}:{port}", "--noreload"],
-            cwd=settings.BASE_DIR,
-            env=os.environ.copy(),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            if cpu is not None:
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(process.pid, {cpu})
-            deadline = clock() + 30
-            while True:
-                if process.poll() is not None:
-                    raise CommandError(f"the server exited:\n{log.read_text()[-2000:]}")
-                if clock() > deadline:
-                    raise CommandError(f"the server did not start:\n{log.read_text()[-2000:]}")
-                with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), 0.2):
-                    break
-                time.sleep(0.1)
+    """Run the real server on this process's database, as a command error if it fails."""
+    try:
+        with runserver(os.environ.copy(), log, settings.BASE_DIR, cpu) as port:
             yield port
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+    except RuntimeError as error:
+        raise CommandError(str(error)) from error
 
 
 @dataclass

@@ -1,8 +1,9 @@
-"""A small websocket client for loopback tools: the web benchmark and the server tests.
+"""Loopback tools for the web benchmark and the server tests.
 
-Just enough of RFC 6455 (text frames, ping, close) to talk to our Daphne server
-as a phone or TV would, with a session cookie and an Origin header, and no
-dependency beyond the standard library. It only ever connects to 127.0.0.1.
+`runserver` starts the real server (Daphne via runserver) on a free 127.0.0.1
+port; `MiniWebSocket` is just enough of RFC 6455 (text frames, ping, close) to
+talk to it as a phone or TV would, with a session cookie and an Origin header,
+using only the standard library. Nothing here connects anywhere but 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -11,11 +12,17 @@ import base64
 import contextlib
 import hashlib
 import json
+import os
 import re
 import secrets
+import signal
 import socket
 import struct
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 LOOPBACK = "127.0.0.1"
@@ -24,6 +31,55 @@ WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 VERSION = re.compile(r'id="(?:screen|hand)"[^>]*?data-version="(\d+)"')
 HAND_VERSION = re.compile(r'id="hand"[^>]*?data-version="(\d+)"')
 clock = time.perf_counter
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def runserver(env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None) -> Iterator[int]:
+    """Run `manage.py runserver` on a free loopback port; stop it with SIGTERM, then SIGKILL.
+
+    Raises RuntimeError (with the end of the server's log) if it exits or does
+    not listen within 30 s. `cpu` pins the server to one core where possible.
+    """
+    port = free_port()
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"{LOOPBACK}:{port}", "--noreload"],
+            cwd=cwd,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            if cpu is not None and hasattr(os, "sched_setaffinity"):
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(process.pid, {cpu})
+            _wait_until_listening(process, port, log)
+            yield port
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+
+
+def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited:\n{log.read_text()[-3000:]}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server did not start:\n{log.read_text()[-3000:]}")
+        with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), 0.2):
+            return
+        time.sleep(0.1)
 
 
 class Closed(Exception):
