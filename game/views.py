@@ -6,6 +6,8 @@ the player's key, call the service, and redirect or render.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
@@ -33,7 +35,7 @@ def player_key(request: HttpRequest) -> str:
 def _game(code: str) -> Game:
     game = Game.objects.filter(code=code.upper()).first()
     if game is None:
-        raise Http404("No such game")
+        raise Http404(_("There is no game with this code."))
     return game
 
 
@@ -89,48 +91,56 @@ def host(request: HttpRequest, code: str) -> HttpResponse:
     )
 
 
-def _host_action(request: HttpRequest, code: str, act: str) -> HttpResponse:
-    game = _game(code)
-    key = request.session.get("player_key", "")
+def _position(request: HttpRequest) -> int:
     try:
-        if act == "bot":
-            services.add_bot(game.id, key, request.POST.get("kind", "greedy"))
-        elif act == "remove":
-            services.remove_seat(game.id, key, int(request.POST.get("position", "-1")))
-        elif act == "start":
-            services.start_game(game.id, key)
-        elif act == "rematch":
-            game = services.rematch(game.id, key)
-        elif act == "stand_in":
-            services.hand_to_bot(game.id, key, int(request.POST.get("position", "-1")))
-    except (services.Refused, ValueError) as refusal:
-        messages.error(request, getattr(refusal, "message", str(refusal)))
+        return int(request.POST.get("position", ""))
+    except ValueError:
+        raise services.Refused(_("That request could not be read.")) from None
+
+
+def _host_action(
+    request: HttpRequest, code: str, act: Callable[[Game, str], object]
+) -> HttpResponse:
+    """Run one lobby or table command for the host screen, then show that screen again."""
+    game = _game(code)
+    try:
+        result = act(game, request.session.get("player_key", ""))
+    except services.Refused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        if isinstance(result, Game):  # a rematch moves the screen to the new game
+            game = result
     return redirect(_host_url(game))
 
 
 @require_POST
 def add_bot(request: HttpRequest, code: str) -> HttpResponse:
-    return _host_action(request, code, "bot")
+    kind = request.POST.get("kind", "greedy")
+    return _host_action(request, code, lambda game, key: services.add_bot(game.id, key, kind))
 
 
 @require_POST
 def remove_seat(request: HttpRequest, code: str) -> HttpResponse:
-    return _host_action(request, code, "remove")
+    return _host_action(
+        request, code, lambda game, key: services.remove_seat(game.id, key, _position(request))
+    )
 
 
 @require_POST
 def start(request: HttpRequest, code: str) -> HttpResponse:
-    return _host_action(request, code, "start")
+    return _host_action(request, code, lambda game, key: services.start_game(game.id, key))
 
 
 @require_POST
 def rematch(request: HttpRequest, code: str) -> HttpResponse:
-    return _host_action(request, code, "rematch")
+    return _host_action(request, code, lambda game, key: services.rematch(game.id, key))
 
 
 @require_POST
 def stand_in(request: HttpRequest, code: str) -> HttpResponse:
-    return _host_action(request, code, "stand_in")
+    return _host_action(
+        request, code, lambda game, key: services.hand_to_bot(game.id, key, _position(request))
+    )
 
 
 def join(request: HttpRequest, code: str) -> HttpResponse:
