@@ -12,19 +12,6 @@ LETTER_TO_COLOUR: dict[str, int] = {letter: i for i, letter in enumerate(LETTERS
 NAME_TO_COLOUR: dict[str, int] = {name: i for i, name in enumerate(NAMES)}
 
 
-def letters(colours: tuple[int, ...] | list[int]) -> str:
-    """Return the notation letters for colours, in colour order."""
-    return "".join(LETTERS[c] for c in sorted(colours))
-
-
 def counts_to_colours(counts: tuple[int, ...] | list[int]) -> tuple[int, ...]:
     """Expand per-colour counts into a sorted tuple of colour indices."""
     return tuple(c for c, n in enumerate(counts) for _ in range(n))
-
-
-def colours_to_counts(colours: tuple[int, ...]) -> list[int]:
-    """Count colour indices into a six-slot list."""
-    counts = [0] * 6
-    for c in colours:
-        counts[c] += 1
-    return counts

@@ -16,7 +16,6 @@ MAIN = "main"
 RETURN = "return"
 NOBLE = "noble"
 OVER = "over"
-PHASES = (MAIN, RETURN, NOBLE, OVER)
 
 TOKEN_LIMIT = 10
 WINNING_POINTS = 15
