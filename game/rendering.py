@@ -34,6 +34,7 @@ from game.engine.projection import (
     noble_view,
     view_for,
 )
+from game.engine.state import STALEMATE_ROUNDS
 from game.models import Game
 from game.network import join_host
 from game.services import STAND_IN, load_state
@@ -238,6 +239,8 @@ def _outcome(view: GameView, snap: Snapshot) -> dict[str, Any] | None:
         "shared": result.shared,
         "tie_break": result.tie_break,
         "ended_by_passes": result.ended_by_passes,
+        "ended_by_stalemate": result.ended_by_stalemate,
+        "stalemate_rounds": STALEMATE_ROUNDS,
     }
 
 

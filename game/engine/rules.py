@@ -31,6 +31,10 @@ from game.engine.state import (
     MAIN,
     MAX_RESERVED,
     OVER,
+    PASSES,
+    POINTS,
+    STALEMATE,
+    STALEMATE_ROUNDS,
     TOKEN_LIMIT,
     WINNING_POINTS,
     GameState,
@@ -380,8 +384,23 @@ def _end_turn(state: GameState) -> None:
     state.current = (state.current + 1) % state.num_players
     # The round is finished when play comes back to the first player.
     round_done = state.current == state.first_player
-    if (state.final_round and round_done) or state.passes_in_row >= state.num_players:
+    if round_done:
+        state.quiet_rounds = state.quiet_rounds + 1 if state.round_is_quiet else 0
+        state.round_is_quiet = True
+    state.ended_by = _ending(state, round_done)
+    if state.ended_by:
         state.phase = OVER
+
+
+def _ending(state: GameState, round_done: bool) -> str:
+    """Tell how the game ends after this turn, or "" if it goes on."""
+    if state.passes_in_row >= state.num_players:
+        return PASSES  # nobody can ever act again: this ends even a round in progress
+    if round_done and state.final_round:
+        return POINTS
+    if round_done and state.quiet_rounds >= STALEMATE_ROUNDS:
+        return STALEMATE
+    return ""
 
 
 def _nobles_then_end(state: GameState, player: PlayerState) -> None:
@@ -432,8 +451,10 @@ def apply_action(state: GameState, action: Action, seat: int | None = None) -> N
         _apply_take(state, player, action.gems)
     elif kind == RESERVE:
         _apply_reserve(state, player, action)
+        state.round_is_quiet = False
     elif kind == BUY:
         _apply_buy(state, player, action)
+        state.round_is_quiet = False
     _after_main_action(state, player)
 
 
@@ -458,7 +479,7 @@ def outcome(state: GameState) -> Outcome | None:
         cards=cards,
         tie_break=len(leaders) > 1 and len(winners) < len(leaders),
         shared=len(winners) > 1,
-        ended_by_passes=state.passes_in_row >= state.num_players,
+        ended_by=state.ended_by,
     )
 
 

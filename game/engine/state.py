@@ -21,6 +21,14 @@ TOKEN_LIMIT = 10
 WINNING_POINTS = 15
 MAX_RESERVED = 3
 EMPTY = 0  # an empty market slot (card ids start at 1)
+# Complete rounds without a card bought or reserved that end the game (RULES.md, "Stalemate").
+STALEMATE_ROUNDS = 20
+
+# How a game ended: someone reached the winning points and the round was
+# finished, every player passed in one round, or the stalemate rule.
+POINTS = "points"
+PASSES = "passes"
+STALEMATE = "stalemate"
 
 
 @dataclass(slots=True)
@@ -87,6 +95,11 @@ class GameState:
     turn_events: list[str] = field(default_factory=list)
     last_turn_seat: int = -1
     last_turn_events: list[str] = field(default_factory=list)
+    # The stalemate count: complete rounds in a row in which nobody bought or
+    # reserved a card, and whether the round being played is still quiet.
+    quiet_rounds: int = 0
+    round_is_quiet: bool = True
+    ended_by: str = ""  # POINTS, PASSES or STALEMATE once the game is over
 
     @property
     def num_players(self) -> int:
@@ -117,6 +130,9 @@ class GameState:
             "turn_events": list(self.turn_events),
             "last_turn_seat": self.last_turn_seat,
             "last_turn_events": list(self.last_turn_events),
+            "quiet_rounds": self.quiet_rounds,
+            "round_is_quiet": self.round_is_quiet,
+            "ended_by": self.ended_by,
         }
 
     @classmethod
@@ -141,6 +157,10 @@ class GameState:
             turn_events=list(data["turn_events"]),
             last_turn_seat=data["last_turn_seat"],
             last_turn_events=list(data["last_turn_events"]),
+            # Snapshots from before the stalemate rule: its count starts afresh.
+            quiet_rounds=data.get("quiet_rounds", 0),
+            round_is_quiet=data.get("round_is_quiet", False),
+            ended_by=data.get("ended_by", _old_ending(data)),
         )
 
     def to_json(self) -> str:
@@ -154,13 +174,21 @@ class GameState:
         return GameState.from_dict(self.to_dict())
 
 
+def _old_ending(data: dict[str, Any]) -> str:
+    """How a game in a snapshot from before `ended_by` was stored ended."""
+    if data["phase"] != OVER:
+        return ""
+    return PASSES if data["passes_in_row"] >= len(data["players"]) else POINTS
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a finished game ended.
 
     `ranking` lists seats best first. `winners` has more than one seat only for
     a shared victory. `tie_break` is True when the fewest-cards rule decided
-    between players tied on points.
+    between players tied on points. `ended_by` says how the game ended: POINTS,
+    PASSES or STALEMATE.
     """
 
     ranking: tuple[int, ...]
@@ -169,4 +197,12 @@ class Outcome:
     cards: tuple[int, ...]
     tie_break: bool
     shared: bool
-    ended_by_passes: bool
+    ended_by: str
+
+    @property
+    def ended_by_passes(self) -> bool:
+        return self.ended_by == PASSES
+
+    @property
+    def ended_by_stalemate(self) -> bool:
+        return self.ended_by == STALEMATE

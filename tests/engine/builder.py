@@ -110,6 +110,7 @@ def position(
     first: int = 0,
     final_round: bool = False,
     passes_in_row: int = 0,
+    quiet_rounds: int = 0,
     seed: int = 0,
     no_gold_small: bool = False,
 ) -> GameState:
@@ -152,6 +153,7 @@ def position(
         phase=MAIN,
         final_round=final_round,
         passes_in_row=passes_in_row,
+        quiet_rounds=quiet_rounds,
     )
 
 

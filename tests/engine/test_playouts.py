@@ -19,7 +19,16 @@ from game.engine import CARDS, GameState, Outcome, apply_action, outcome, parse_
 from game.engine.bots import MAX_MOVES, Bot, make_bot
 from game.engine.projection import view_for
 from game.engine.setup import new_game, starting_bank
-from game.engine.state import MAIN, OVER, RETURN, TOKEN_LIMIT
+from game.engine.state import (
+    MAIN,
+    OVER,
+    PASSES,
+    POINTS,
+    RETURN,
+    STALEMATE,
+    STALEMATE_ROUNDS,
+    TOKEN_LIMIT,
+)
 from tests.engine.test_projection import assert_no_leak, viewers
 
 ALL_CARDS = sorted(c.id for c in CARDS)
@@ -128,8 +137,14 @@ def check_outcome(state: GameState) -> Outcome:
     assert sorted(result.ranking) == list(range(state.num_players))
     assert result.ranking[: len(result.winners)] == result.winners
     assert result.points == tuple(p.points for p in state.players)
-    if not result.ended_by_passes:
+    assert result.ended_by in (POINTS, PASSES, STALEMATE)
+    if result.ended_by == POINTS:
         assert state.final_round and max(result.points) >= 15
+    elif result.ended_by == STALEMATE:
+        assert state.quiet_rounds == STALEMATE_ROUNDS
+    else:
+        assert state.passes_in_row >= state.num_players
+    if result.ended_by != PASSES:
         assert state.current == state.first_player  # everyone played the same number of turns
     return result
 
