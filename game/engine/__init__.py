@@ -7,6 +7,7 @@ from game.engine.actions import (
     Action,
     ActionError,
     IllegalActionError,
+    MalformedActionError,
     NotationError,
     parse_action,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "Card",
     "GameState",
     "IllegalActionError",
+    "MalformedActionError",
     "Noble",
     "NotationError",
     "Outcome",

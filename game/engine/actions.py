@@ -44,6 +44,14 @@ class IllegalActionError(ActionError):
     """The action is well-formed but the rules do not allow it now."""
 
 
+class MalformedActionError(ActionError):
+    """An action object built in code has fields of the wrong type or shape.
+
+    Text always parses into a well-formed Action; this guards the engine against
+    callers that build Action values (or pass anything else) by hand.
+    """
+
+
 class Action(NamedTuple):
     """One action. Only the fields of its kind are used; the others stay empty.
 
@@ -108,6 +116,71 @@ def choose_noble(noble_id: int) -> Action:
 
 
 PASS_ACTION = Action(PASS)
+GEMS_KINDS = (TAKE, RETURN)
+
+MALFORMED = _("That action is not well-formed.")
+# The fields (by position in Action) that each kind uses; the others keep their defaults.
+USED_FIELDS = {TAKE: (1,), RETURN: (1,), RESERVE: (2, 3), BUY: (2, 4), NOBLE: (5,), PASS: ()}
+DEFAULTS = tuple(Action(PASS))
+
+
+def _is_count(value: object) -> bool:
+    """A non-negative int: not a bool, a float or a string that looks like one."""
+    return type(value) is int and value >= 0
+
+
+def _is_colours(gems: object) -> bool:
+    """A non-empty, sorted tuple of colour indices, as take() and the notation build it."""
+    if type(gems) is not tuple or not gems:
+        return False
+    previous = 0
+    for c in gems:
+        if type(c) is not int or not previous <= c <= GOLD:
+            return False
+        previous = c
+    return True
+
+
+def _is_payment(payment: object) -> bool:
+    return (
+        type(payment) is tuple and len(payment) == GOLD + 1 and all(_is_count(n) for n in payment)
+    )
+
+
+def _unused_fields_empty(action: Action, used: tuple[int, ...]) -> bool:
+    for i in range(1, len(DEFAULTS)):
+        if i not in used:
+            value, default = action[i], DEFAULTS[i]
+            if type(value) is not type(default) or value != default:
+                return False
+    return True
+
+
+def check_form(action: object) -> None:
+    """Raise MalformedActionError unless `action` is an Action the notation could express.
+
+    Every field has its type (ints, not floats or bools; tuples of the right
+    length), nothing is negative, colours are colour indices, and the fields
+    its kind does not use are empty. Whether the numbers name a card on the
+    table or a deck that exists is for the rules to say.
+    """
+    if not isinstance(action, Action) or len(action) != len(DEFAULTS):
+        raise MalformedActionError(MALFORMED)
+    kind = action.kind
+    used = USED_FIELDS.get(kind) if type(kind) is str else None
+    if used is None or not _unused_fields_empty(action, used):
+        raise MalformedActionError(MALFORMED)
+    if kind in GEMS_KINDS:
+        ok = _is_colours(action.gems)
+    elif kind == RESERVE:
+        card_id, level = action.card, action.level
+        ok = _is_count(card_id) and _is_count(level) and not (card_id and level)
+    elif kind == BUY:
+        ok = _is_count(action.card) and _is_payment(action.payment)
+    else:
+        ok = kind == PASS or _is_count(action.noble)
+    if not ok:
+        raise MalformedActionError(MALFORMED)
 
 
 def _parse_colours(text: str, *, gold: bool) -> tuple[int, ...]:
@@ -177,8 +250,10 @@ __all__ = [
     "Action",
     "ActionError",
     "IllegalActionError",
+    "MalformedActionError",
     "NotationError",
     "buy",
+    "check_form",
     "choose_noble",
     "give_back",
     "parse_action",

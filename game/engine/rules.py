@@ -20,6 +20,8 @@ from game.engine.actions import (
     TAKE,
     Action,
     IllegalActionError,
+    MalformedActionError,
+    check_form,
     parse_action,
 )
 from game.engine.cards import COSTS, LEVELS, card, noble
@@ -197,7 +199,7 @@ def _can_act(state: GameState, player: PlayerState) -> bool:
 
 def _check_take(state: GameState, gems: tuple[int, ...]) -> None:
     bank = state.bank
-    if not gems or any(c not in GEMS for c in gems):
+    if any(c not in GEMS for c in gems):
         raise IllegalActionError(_("Gold cannot be taken; reserve a card to get gold."))
     if len(gems) == 2 and gems[0] == gems[1]:
         if bank[gems[0]] < TAKE_TWO_MIN_PILE:
@@ -236,9 +238,7 @@ def _check_buy(state: GameState, player: PlayerState, action: Action) -> None:
         raise IllegalActionError(_("You can buy only a card on the table or one you reserved."))
     if not can_afford(player, card_id):
         raise IllegalActionError(_("You cannot afford that card."))
-    payment = action.payment
-    if len(payment) != len(GEMS) + 1 or any(n < 0 for n in payment):
-        raise IllegalActionError(_("That payment is not valid."))
+    payment = action.payment  # six counts, none negative: check_form saw to that
     if any(payment[c] > player.tokens[c] for c in range(len(payment))):
         raise IllegalActionError(_("You do not have the tokens for that payment."))
     due = owed(player, card_id)
@@ -249,8 +249,6 @@ def _check_buy(state: GameState, player: PlayerState, action: Action) -> None:
 
 
 def _check_return(state: GameState, player: PlayerState, gems: tuple[int, ...]) -> None:
-    if any(not 0 <= c <= GOLD for c in gems):
-        raise IllegalActionError(_("That is not a token colour."))
     if len(gems) != state.to_return:
         raise IllegalActionError(
             _("Give back exactly %(count)s tokens to keep ten."), count=state.to_return
@@ -277,9 +275,17 @@ def _check_phase(state: GameState, action: Action) -> None:
 
 
 def validate(state: GameState, action: Action, seat: int | None = None) -> None:
-    """Raise IllegalActionError unless the action is legal for `seat` now."""
-    if seat is not None and seat != state.current and state.phase != OVER:
-        raise IllegalActionError(_("It is not your turn."))
+    """Raise an ActionError unless the action is legal for `seat` now.
+
+    MalformedActionError for an action or seat of the wrong type or shape,
+    IllegalActionError for a well-formed action that the rules do not allow.
+    """
+    check_form(action)
+    if seat is not None:
+        if type(seat) is not int or not 0 <= seat < state.num_players:
+            raise MalformedActionError(_("There is no such seat."))
+        if seat != state.current and state.phase != OVER:
+            raise IllegalActionError(_("It is not your turn."))
     _check_phase(state, action)
     player = state.players[state.current]
     kind = action.kind
@@ -428,7 +434,8 @@ def _after_main_action(state: GameState, player: PlayerState) -> None:
 def apply_action(state: GameState, action: Action, seat: int | None = None) -> None:
     """Validate the action for `seat` (default: whoever is to play), then apply it.
 
-    The state is changed in place, and only when the action is legal.
+    The state is changed in place, and only when the action is legal: anything
+    else raises an ActionError (never another exception) before any change.
     """
     validate(state, action, seat)
     player = state.players[state.current]

@@ -8,7 +8,7 @@ Cards used here (id: level, bonus, points, cost):
 
 import pytest
 
-from game.engine import GameState, IllegalActionError, legal_actions
+from game.engine import GameState, IllegalActionError, MalformedActionError, legal_actions
 from game.engine.actions import Action
 from game.engine.colours import BLUE, GREEN, RED, WHITE
 from game.engine.rules import can_afford, cheapest_payment, payments
@@ -198,7 +198,7 @@ def test_paying_with_tokens_you_do_not_have_is_refused():
 )
 def test_a_hand_built_payment_of_the_wrong_shape_is_refused(payment: tuple[int, ...]):
     state = position(seats=[{"tokens": "rrrry"}], market={1: [17]})
-    assert_refused(state, Action("buy", card=17, payment=payment), IllegalActionError)
+    assert_refused(state, Action("buy", card=17, payment=payment), MalformedActionError)
 
 
 def test_buying_a_card_that_is_not_on_the_table_is_refused():

@@ -10,7 +10,7 @@ from itertools import combinations, combinations_with_replacement
 
 import pytest
 
-from game.engine import GameState, IllegalActionError, apply_action, legal_actions
+from game.engine import ActionError, GameState, apply_action, legal_actions
 from game.engine.actions import Action
 from game.engine.cards import CARDS, LEVELS
 from game.engine.colours import COLOURS, GEMS
@@ -70,7 +70,7 @@ def all_nobles(state: GameState) -> list[int]:
 def refused(state: GameState, action: Action, seat: int | None = None) -> bool:
     try:
         validate(state, action, seat)
-    except IllegalActionError:
+    except ActionError:
         return True
     return False
 

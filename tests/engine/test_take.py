@@ -4,7 +4,7 @@ from itertools import combinations
 
 import pytest
 
-from game.engine import IllegalActionError, NotationError
+from game.engine import IllegalActionError, MalformedActionError, NotationError
 from game.engine.actions import Action
 from game.engine.colours import GOLD, WHITE
 from tests.engine.builder import (
@@ -123,7 +123,7 @@ def test_gold_cannot_be_taken_by_a_hand_built_action():
 def test_an_empty_take_is_refused():
     state = position(bank="wwwwuuuugggg")
     assert_refused(state, "take:", NotationError)
-    assert_refused(state, Action("take", gems=()), IllegalActionError)
+    assert_refused(state, Action("take", gems=()), MalformedActionError)
 
 
 def test_no_take_is_offered_when_the_bank_has_only_gold():
