@@ -82,6 +82,8 @@ class GameView:
     noble_choices: tuple[int, ...]
     last_turn_seat: int
     last_turn_events: tuple[str, ...]
+    last_refills: tuple[tuple[int, int], ...]  # (level, slot index) given a new card last turn
+    quiet_rounds: int  # complete rounds in a row without a card bought or reserved
     outcome: Outcome | None
     me: PlayerView | None = None
     legal: tuple[Action, ...] = ()
@@ -154,6 +156,8 @@ def view_for(state: GameState, viewer: Viewer) -> GameView:
         noble_choices=tuple(state.noble_choices),
         last_turn_seat=state.last_turn_seat,
         last_turn_events=tuple(state.last_turn_events),
+        last_refills=tuple(state.last_refills),
+        quiet_rounds=state.quiet_rounds,
         outcome=outcome(state),
     )
     if not isinstance(viewer, int):

@@ -315,7 +315,12 @@ def _take_from_market(state: GameState, card_id: int) -> None:
     level = card(card_id).level
     row = state.market[level - 1]
     deck = state.decks[level - 1]
-    row[row.index(card_id)] = deck.pop() if deck else EMPTY
+    slot = row.index(card_id)
+    if deck:
+        row[slot] = deck.pop()
+        state.turn_refills.append((level, slot))
+    else:
+        row[slot] = EMPTY
 
 
 def _apply_take(state: GameState, player: PlayerState, gems: tuple[int, ...]) -> None:
@@ -385,6 +390,8 @@ def _end_turn(state: GameState) -> None:
     state.last_turn_seat = state.current
     state.last_turn_events = state.turn_events
     state.turn_events = []
+    state.last_refills = state.turn_refills
+    state.turn_refills = []
     state.turn += 1
     state.phase = MAIN
     state.current = (state.current + 1) % state.num_players

@@ -95,6 +95,10 @@ class GameState:
     turn_events: list[str] = field(default_factory=list)
     last_turn_seat: int = -1
     last_turn_events: list[str] = field(default_factory=list)
+    # Market spaces (level, slot index) given a new card from the deck this turn
+    # and in the last complete turn, for the screens to highlight.
+    turn_refills: list[tuple[int, int]] = field(default_factory=list)
+    last_refills: list[tuple[int, int]] = field(default_factory=list)
     # The stalemate count: complete rounds in a row in which nobody bought or
     # reserved a card, and whether the round being played is still quiet.
     quiet_rounds: int = 0
@@ -130,6 +134,8 @@ class GameState:
             "turn_events": list(self.turn_events),
             "last_turn_seat": self.last_turn_seat,
             "last_turn_events": list(self.last_turn_events),
+            "turn_refills": [list(space) for space in self.turn_refills],
+            "last_refills": [list(space) for space in self.last_refills],
             "quiet_rounds": self.quiet_rounds,
             "round_is_quiet": self.round_is_quiet,
             "ended_by": self.ended_by,
@@ -157,6 +163,8 @@ class GameState:
             turn_events=list(data["turn_events"]),
             last_turn_seat=data["last_turn_seat"],
             last_turn_events=list(data["last_turn_events"]),
+            turn_refills=_spaces(data.get("turn_refills", [])),
+            last_refills=_spaces(data.get("last_refills", [])),
             # Snapshots from before the stalemate rule: its count starts afresh.
             quiet_rounds=data.get("quiet_rounds", 0),
             round_is_quiet=data.get("round_is_quiet", False),
@@ -172,6 +180,10 @@ class GameState:
 
     def copy(self) -> GameState:
         return GameState.from_dict(self.to_dict())
+
+
+def _spaces(data: list[list[int]]) -> list[tuple[int, int]]:
+    return [(level, slot) for level, slot in data]
 
 
 def _old_ending(data: dict[str, Any]) -> str:
