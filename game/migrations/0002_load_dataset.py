@@ -1,40 +1,19 @@
-"""Load the bundled cards and nobles from game/data/*.csv (ids are 1-based row order)."""
+"""Load the engine's bundled cards and nobles (game/engine/data/, ids are 1-based row order).
 
-import csv
-from pathlib import Path
+The rows come from the engine's own parser through game.dataset, so the
+tables hold exactly what the rules play with (game.checks verifies it).
+"""
 
 from django.db import migrations
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-COLOURS = ("white", "blue", "green", "red", "black")
-
-
-def read_rows(name):
-    with (DATA_DIR / name).open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+from game.dataset import card_rows, noble_rows
 
 
 def load_dataset(apps, schema_editor):
     Card = apps.get_model("game", "Card")
     Noble = apps.get_model("game", "Noble")
-    Card.objects.bulk_create(
-        Card(
-            id=number,
-            level=int(row["level"]),
-            bonus=row["bonus"],
-            points=int(row["points"]),
-            **{f"cost_{colour}": int(row[colour]) for colour in COLOURS},
-        )
-        for number, row in enumerate(read_rows("cards.csv"), start=1)
-    )
-    Noble.objects.bulk_create(
-        Noble(
-            id=number,
-            points=int(row["points"]),
-            **{f"req_{colour}": int(row[colour]) for colour in COLOURS},
-        )
-        for number, row in enumerate(read_rows("nobles.csv"), start=1)
-    )
+    Card.objects.bulk_create(Card(**row) for row in card_rows())
+    Noble.objects.bulk_create(Noble(**row) for row in noble_rows())
 
 
 def unload_dataset(apps, schema_editor):
