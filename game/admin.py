@@ -20,9 +20,8 @@ from django.db.models import Model
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
+from game.engine.vocabulary import GEM_COLOURS
 from game.models import Card, Game, Move, Noble, Seat
-
-GEMS = ("white", "blue", "green", "red", "black")
 
 
 class ViewOnly:
@@ -40,13 +39,13 @@ class ViewOnly:
 
 @admin.register(Card)
 class CardAdmin(ViewOnly, admin.ModelAdmin):
-    list_display = ("id", "level", "bonus", "points", *(f"cost_{c}" for c in GEMS))
+    list_display = ("id", "level", "bonus", "points", *(f"cost_{c.slug}" for c in GEM_COLOURS))
     list_filter = ("level", "bonus", "points")
 
 
 @admin.register(Noble)
 class NobleAdmin(ViewOnly, admin.ModelAdmin):
-    list_display = ("id", "points", *(f"req_{c}" for c in GEMS))
+    list_display = ("id", "points", *(f"req_{c.slug}" for c in GEM_COLOURS))
 
 
 class SeatInline(ViewOnly, admin.TabularInline):
