@@ -23,10 +23,6 @@ class Card:
     points: int
     cost: tuple[int, int, int, int, int]
 
-    @property
-    def bonus_name(self) -> str:
-        return NAMES[self.bonus]
-
 
 @dataclass(frozen=True, slots=True)
 class Noble:
