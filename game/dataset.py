@@ -2,6 +2,8 @@
 
 One mapping, used by the data migration that fills the tables and by the
 system check (game.checks) that keeps them equal to what the engine plays with.
+Migration 0002 imports it: the keys must stay the tables' fields as of 0002
+(a later schema change needs its own data migration, not an edit here).
 """
 
 from __future__ import annotations
