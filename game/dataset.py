@@ -1,9 +1,8 @@
 """The engine's bundled cards and nobles as rows of the Card and Noble tables.
 
-One mapping, used by the data migration that fills the tables and by the
-system check (game.checks) that keeps them equal to what the engine plays with.
-Migration 0002 imports it: the keys must stay the tables' fields as of 0002
-(a later schema change needs its own data migration, not an edit here).
+The system check (game.checks) compares the tables with these rows; a data
+migration that reloads the tables for today's models can create them from here.
+(Migration 0002 writes its own mapping: it must keep the schema of its time.)
 """
 
 from __future__ import annotations

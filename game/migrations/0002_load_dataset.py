@@ -1,19 +1,39 @@
 """Load the engine's bundled cards and nobles (game/engine/data/, ids are 1-based row order).
 
-The rows come from the engine's own parser through game.dataset, so the
-tables hold exactly what the rules play with (game.checks verifies it).
+The rows come from the engine's own parser (game.engine.cards), so the tables
+hold exactly what the rules play with; game.checks verifies it. The mapping to
+columns is written out here on purpose: it is the schema as of this migration,
+and must not follow later changes to the models (game.dataset does that).
 """
 
 from django.db import migrations
 
-from game.dataset import card_rows, noble_rows
+from game.engine.cards import CARDS, NOBLES
+
+GEMS = ("white", "blue", "green", "red", "black")  # the engine's colour order
 
 
 def load_dataset(apps, schema_editor):
     Card = apps.get_model("game", "Card")
     Noble = apps.get_model("game", "Noble")
-    Card.objects.bulk_create(Card(**row) for row in card_rows())
-    Noble.objects.bulk_create(Noble(**row) for row in noble_rows())
+    Card.objects.bulk_create(
+        Card(
+            id=card.id,
+            level=card.level,
+            bonus=GEMS[card.bonus],
+            points=card.points,
+            **{f"cost_{name}": amount for name, amount in zip(GEMS, card.cost, strict=True)},
+        )
+        for card in CARDS
+    )
+    Noble.objects.bulk_create(
+        Noble(
+            id=noble.id,
+            points=noble.points,
+            **{f"req_{name}": need for name, need in zip(GEMS, noble.requires, strict=True)},
+        )
+        for noble in NOBLES
+    )
 
 
 def unload_dataset(apps, schema_editor):
