@@ -102,7 +102,6 @@ print(json.dumps(seen))
 """
 
 
-@pytest.mark.slow
 def test_a_fresh_database_migrates_and_the_check_waits_for_it(tmp_path) -> None:
     out = run_python(FRESH_DATABASE, {"SPLENDOR_DB_PATH": str(tmp_path / "fresh.sqlite3")})
     assert json.loads(out.splitlines()[-1]) == {
