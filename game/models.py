@@ -11,6 +11,8 @@ import secrets
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from game.engine.vocabulary import GEM_COLOURS
+
 # Uppercase letters that cannot be misread on a TV or typed wrong on a phone (no I, O).
 ROOM_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 ROOM_CODE_LENGTH = 6
@@ -37,20 +39,12 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
-class Colour(models.TextChoices):
-    WHITE = "white", "white"
-    BLUE = "blue", "blue"
-    GREEN = "green", "green"
-    RED = "red", "red"
-    BLACK = "black", "black"
-
-
 class Card(models.Model):
-    """A development card; id is its 1-based row in game/data/cards.csv."""
+    """A development card; id is its 1-based row in game/engine/data/cards.csv."""
 
     id = models.PositiveSmallIntegerField(primary_key=True)
     level = models.PositiveSmallIntegerField()
-    bonus = models.CharField(max_length=5, choices=Colour.choices)
+    bonus = models.CharField(max_length=5, choices=[(c.slug, c.slug) for c in GEM_COLOURS])
     points = models.PositiveSmallIntegerField()
     cost_white = models.PositiveSmallIntegerField()
     cost_blue = models.PositiveSmallIntegerField()
@@ -66,7 +60,7 @@ class Card(models.Model):
 
 
 class Noble(models.Model):
-    """A noble tile; id is its 1-based row in game/data/nobles.csv."""
+    """A noble tile; id is its 1-based row in game/engine/data/nobles.csv."""
 
     id = models.PositiveSmallIntegerField(primary_key=True)
     points = models.PositiveSmallIntegerField()

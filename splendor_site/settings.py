@@ -55,13 +55,14 @@ ALLOWED_HOSTS = LiveHosts()
 
 INSTALLED_APPS = [
     "daphne",  # first: makes runserver serve ASGI (HTTP and websockets)
+    "django.contrib.admin",  # mounted only with SPLENDOR_ADMIN (splendor_site/urls.py)
+    "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
-    "django_htmx",
-    "template_partials",
+    "django_htmx",  # {% htmx_script %}: htmx served from the package, no CDN
     "game",
 ]
 
@@ -71,9 +72,9 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
 ]
 
 ROOT_URLCONF = "splendor_site.urls"
@@ -87,7 +88,9 @@ TEMPLATES = [
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "game.context_processors.vocabulary",
             ],
         },
     },
@@ -164,6 +167,11 @@ LOGGING = {
         "game": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
+
+# The Django admin (view-only games, seats, moves, cards, nobles) at /admin/. Off by
+# default: a game night needs no accounts, and a page that takes passwords does not
+# belong on a home network unless the host wants it (then: createsuperuser).
+SPLENDOR_ADMIN = _env_flag("SPLENDOR_ADMIN", "0")
 
 # Seconds a bot waits before each action, so people can follow what it does.
 SPLENDOR_BOT_DELAY = float(os.environ.get("SPLENDOR_BOT_DELAY", "1.2"))

@@ -1,4 +1,8 @@
-"""The bundled development cards and nobles, loaded from game/data/."""
+"""The bundled development cards and nobles: the engine's package data in game/engine/data/.
+
+This is the one parser of the dataset; the database's Card and Noble rows are
+loaded from it (migration 0002) and checked against it (game.checks).
+"""
 
 import csv
 from dataclasses import dataclass
@@ -6,7 +10,7 @@ from pathlib import Path
 
 from game.engine.colours import GEMS, NAME_TO_COLOUR, NAMES
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,10 +22,6 @@ class Card:
     bonus: int
     points: int
     cost: tuple[int, int, int, int, int]
-
-    @property
-    def bonus_name(self) -> str:
-        return NAMES[self.bonus]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ def _cost(row: dict[str, str]) -> tuple[int, int, int, int, int]:
 
 def load_cards(path: Path = DATA_DIR / "cards.csv") -> tuple[Card, ...]:
     """Read the cards; ids are 1-based row numbers, as in the database."""
-    with path.open(newline="") as f:
+    with path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     return tuple(
         Card(i, int(row["level"]), NAME_TO_COLOUR[row["bonus"]], int(row["points"]), _cost(row))
@@ -50,7 +50,7 @@ def load_cards(path: Path = DATA_DIR / "cards.csv") -> tuple[Card, ...]:
 
 def load_nobles(path: Path = DATA_DIR / "nobles.csv") -> tuple[Noble, ...]:
     """Read the nobles; ids are 1-based row numbers, as in the database."""
-    with path.open(newline="") as f:
+    with path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     return tuple(Noble(i, int(row["points"]), _cost(row)) for i, row in enumerate(rows, start=1))
 

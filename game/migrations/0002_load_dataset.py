@@ -1,17 +1,16 @@
-"""Load the bundled cards and nobles from game/data/*.csv (ids are 1-based row order)."""
+"""Load the engine's bundled cards and nobles (game/engine/data/, ids are 1-based row order).
 
-import csv
-from pathlib import Path
+The rows come from the engine's own parser (game.engine.cards), so the tables
+hold exactly what the rules play with; game.checks verifies it. The mapping to
+columns is written out here on purpose: it is the schema as of this migration,
+and must not follow later changes to the models (game.dataset does that).
+"""
 
 from django.db import migrations
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-COLOURS = ("white", "blue", "green", "red", "black")
+from game.engine.cards import CARDS, NOBLES
 
-
-def read_rows(name):
-    with (DATA_DIR / name).open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+GEMS = ("white", "blue", "green", "red", "black")  # the engine's colour order
 
 
 def load_dataset(apps, schema_editor):
@@ -19,21 +18,21 @@ def load_dataset(apps, schema_editor):
     Noble = apps.get_model("game", "Noble")
     Card.objects.bulk_create(
         Card(
-            id=number,
-            level=int(row["level"]),
-            bonus=row["bonus"],
-            points=int(row["points"]),
-            **{f"cost_{colour}": int(row[colour]) for colour in COLOURS},
+            id=card.id,
+            level=card.level,
+            bonus=GEMS[card.bonus],
+            points=card.points,
+            **{f"cost_{name}": amount for name, amount in zip(GEMS, card.cost, strict=True)},
         )
-        for number, row in enumerate(read_rows("cards.csv"), start=1)
+        for card in CARDS
     )
     Noble.objects.bulk_create(
         Noble(
-            id=number,
-            points=int(row["points"]),
-            **{f"req_{colour}": int(row[colour]) for colour in COLOURS},
+            id=noble.id,
+            points=noble.points,
+            **{f"req_{name}": need for name, need in zip(GEMS, noble.requires, strict=True)},
         )
-        for number, row in enumerate(read_rows("nobles.csv"), start=1)
+        for noble in NOBLES
     )
 
 

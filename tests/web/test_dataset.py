@@ -1,82 +1,113 @@
-"""The data migration loads exactly the bundled card and noble dataset."""
+"""The Card and Noble tables hold exactly the engine's dataset, and a check keeps it so.
 
-import csv
-from collections import Counter
-from pathlib import Path
+The dataset's own soundness (90 cards, 40/30/20, costs, nobles, the pinned
+hash) is tested on what the engine loads: tests/engine/test_dataset.py.
+"""
+
+from __future__ import annotations
+
+import json
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 
+from game.checks import check_dataset
+from game.engine.cards import CARDS, NOBLES
+from game.engine.colours import GEMS, NAMES
 from game.models import Card, Noble
-
-DATA_DIR = Path(__file__).resolve().parents[2] / "game" / "data"
-COLOURS = ("white", "blue", "green", "red", "black")
+from tests.web.test_settings import run_python
 
 pytestmark = pytest.mark.django_db
 
 
-def read_csv(name: str) -> list[dict[str, str]]:
-    with (DATA_DIR / name).open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
-def test_it_loads_ninety_cards_and_ten_nobles() -> None:
-    assert Card.objects.count() == 90
-    assert Noble.objects.count() == 10
-    assert list(Card.objects.values_list("id", flat=True)) == list(range(1, 91))
-    assert list(Noble.objects.values_list("id", flat=True)) == list(range(1, 11))
-
-
-def test_each_level_has_40_30_20_cards() -> None:
-    per_level = Counter(Card.objects.values_list("level", flat=True))
-    assert per_level == {1: 40, 2: 30, 3: 20}
-
-
-def test_each_level_has_8_6_4_cards_of_each_bonus() -> None:
-    per_level_and_bonus = Counter(Card.objects.values_list("level", "bonus"))
-    for level, count in ((1, 8), (2, 6), (3, 4)):
-        for colour in COLOURS:
-            assert per_level_and_bonus[(level, colour)] == count, (level, colour)
-
-
-def test_each_colour_costs_33_41_43_in_total_per_level() -> None:
-    for level, total in ((1, 33), (2, 41), (3, 43)):
-        cards = Card.objects.filter(level=level)
-        for colour in COLOURS:
-            assert sum(getattr(card, f"cost_{colour}") for card in cards) == total, (
-                level,
-                colour,
-            )
-
-
-def test_nobles_are_worth_3_and_need_4_4_or_3_3_3() -> None:
-    shapes: Counter[tuple[int, ...]] = Counter()
-    for noble in Noble.objects.all():
-        assert noble.points == 3
-        needs = (getattr(noble, f"req_{colour}") for colour in COLOURS)
-        shapes[tuple(sorted((need for need in needs if need), reverse=True))] += 1
-    assert shapes == {(4, 4): 5, (3, 3, 3): 5}
-
-
-def test_cards_csv_matches_the_database_row_for_row() -> None:
-    rows = read_csv("cards.csv")
+def test_the_tables_hold_the_engines_cards_field_by_field() -> None:
     stored = list(Card.objects.order_by("id"))
-    assert len(rows) == len(stored)
-    for number, (row, card) in enumerate(zip(rows, stored, strict=True), start=1):
-        assert card.id == number
-        assert (card.level, card.bonus, card.points) == (
-            int(row["level"]),
-            row["bonus"],
-            int(row["points"]),
+    assert len(stored) == len(CARDS) == 90
+    for row, card in zip(stored, CARDS, strict=True):
+        assert (row.id, row.level, row.bonus, row.points) == (
+            card.id,
+            card.level,
+            NAMES[card.bonus],
+            card.points,
         )
-        for colour in COLOURS:
-            assert getattr(card, f"cost_{colour}") == int(row[colour]), (number, colour)
+        assert tuple(getattr(row, f"cost_{NAMES[c]}") for c in GEMS) == card.cost, card.id
 
 
-def test_nobles_csv_matches_the_database_row_for_row() -> None:
-    rows = read_csv("nobles.csv")
+def test_the_tables_hold_the_engines_nobles_field_by_field() -> None:
     stored = list(Noble.objects.order_by("id"))
-    for number, (row, noble) in enumerate(zip(rows, stored, strict=True), start=1):
-        assert noble.id == number
-        assert noble.points == int(row["points"])
-        for colour in COLOURS:
-            assert getattr(noble, f"req_{colour}") == int(row[colour]), (number, colour)
+    assert len(stored) == len(NOBLES) == 10
+    for row, noble in zip(stored, NOBLES, strict=True):
+        assert (row.id, row.points) == (noble.id, noble.points)
+        assert tuple(getattr(row, f"req_{NAMES[c]}") for c in GEMS) == noble.requires, noble.id
+
+
+def test_the_check_passes_on_the_migrated_database() -> None:
+    assert check_dataset(databases=["default"]) == []
+    call_command("check", databases=["default"])  # raises on any error
+
+
+def test_a_changed_card_fails_the_check() -> None:
+    Card.objects.filter(id=17).update(points=5)
+    errors = check_dataset(databases=["default"])
+    assert [e.id for e in errors] == ["game.E001"]
+    assert "id 17." in errors[0].msg
+    with pytest.raises(SystemCheckError, match="game.E001"):
+        call_command("check", databases=["default"])
+
+
+def test_a_missing_noble_and_an_extra_card_fail_the_check() -> None:
+    Noble.objects.filter(id=4).delete()
+    Card.objects.create(
+        id=91, level=1, bonus="red", points=0, cost_white=1, cost_blue=1, cost_green=1,
+        cost_red=0, cost_black=1,
+    )  # fmt: skip
+    errors = check_dataset(databases=["default"])
+    assert {e.id: e.msg.rsplit("id ", 1)[1] for e in errors} == {
+        "game.E001": "91.",
+        "game.E002": "4.",
+    }
+
+
+def test_without_databases_the_check_reads_nothing() -> None:
+    # `manage.py check` (no --database) and runserver skip database checks.
+    Card.objects.filter(id=1).update(level=3)
+    assert check_dataset() == []
+
+
+FRESH_DATABASE = """
+import json, runpy, sys
+import django
+django.setup()
+from django.core import checks
+from django.core.management import call_command
+from game.models import Card
+
+def errors():
+    return [e.id for e in checks.run_checks(databases=["default"]) if e.is_serious()]
+
+seen = {"empty": errors()}
+call_command("migrate", "game", "0001", verbosity=0)
+seen["tables without rows, migrations pending"] = errors()
+sys.argv = ["manage.py", "migrate", "--no-input"]
+try:
+    runpy.run_path("manage.py", run_name="__main__")
+except SystemExit as exit:
+    assert not exit.code, exit.code
+seen["migrated"] = errors()
+seen["cards"] = Card.objects.count()
+Card.objects.filter(id=90).update(cost_black=0)
+seen["changed"] = errors()
+print(json.dumps(seen))
+"""
+
+
+def test_a_fresh_database_migrates_and_the_check_waits_for_it(tmp_path) -> None:
+    out = run_python(FRESH_DATABASE, {"SPLENDOR_DB_PATH": str(tmp_path / "fresh.sqlite3")})
+    assert json.loads(out.splitlines()[-1]) == {
+        "empty": [],
+        "tables without rows, migrations pending": [],
+        "migrated": [],
+        "cards": 90,
+        "changed": ["game.E001"],
+    }

@@ -1,0 +1,61 @@
+"""The vocabulary reaches templates (context processor) and the JavaScript (base.html)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.template import engines
+from django.test import Client, RequestFactory
+
+from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, Colour, Phase
+from game.models import Game
+
+pytestmark = pytest.mark.django_db
+
+JSON_SCRIPT = re.compile(
+    r'<script id="splendor-vocabulary" type="application/json">(.*?)</script>', re.S
+)
+
+
+def test_every_page_hands_the_javascript_the_vocabulary() -> None:
+    page = Client().get("/").content.decode()
+    (found,) = JSON_SCRIPT.findall(page)
+    vocabulary = json.loads(found)
+    assert vocabulary["letters"] == COLOUR_LETTERS == "wugrky"
+    assert vocabulary["colours"] == [c.slug for c in Colour]
+    assert vocabulary["phases"] == {p.name: p.value for p in Phase}
+    assert vocabulary["actions"] == {k.name: k.value for k in ActionKind}
+    assert vocabulary["statuses"] == {"LOBBY": "lobby", "PLAYING": "playing", "OVER": "over"}
+
+
+def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:
+    template = engines["django"].from_string(
+        "{% if phase == PHASE.RETURN %}give back{% endif %} {{ ACTION.BUY }} {{ COLOUR.BLACK }}"
+        " {% if status == STATUS.LOBBY %}waiting{% endif %}"
+    )
+    request = RequestFactory().get("/")
+    assert template.render({"phase": Phase.RETURN, "status": "lobby"}, request) == (
+        "give back buy black waiting"
+    )
+    assert template.render({"phase": "main", "status": "over"}, request) == " buy black "
+
+
+# Until every template compares with PHASE/ACTION/STATUS, the string literals that
+# remain must at least be words of the vocabulary (a typo would silently never match).
+LITERAL_COMPARISON = re.compile(r'\.(phase|kind|status)\s*[!=]=\s*"([^"]*)"')
+WORDS = {
+    "phase": {p.value for p in Phase},
+    "kind": {k.value for k in ActionKind},
+    "status": {s.value for s in Game.Status},
+}
+
+
+def test_literal_comparisons_left_in_templates_use_words_of_the_vocabulary(
+    base_dir: Path,
+) -> None:
+    for template in sorted((base_dir / "templates").rglob("*.html")):
+        for field, word in LITERAL_COMPARISON.findall(template.read_text()):
+            assert word in WORDS[field], (template.name, field, word)
