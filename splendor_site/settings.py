@@ -191,12 +191,24 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    "filters": {"one_line": {"()": "game.logs.OneLineWarning"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console_one_line": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["one_line"],
+        },
     },
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # Refused hostile requests (foreign Host header, oversized body): one line each.
+        "django.security": {
+            "handlers": ["console_one_line"],
+            "level": "WARNING",
+            "propagate": False,
+        },
         "game": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
