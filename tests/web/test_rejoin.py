@@ -23,10 +23,17 @@ def seat(table: Table, position: int) -> Seat:
     return Seat.objects.get(game_id=table.game_id, position=position)
 
 
-def test_a_code_cannot_take_a_seat_whose_phone_is_connected() -> None:
+def connect_phone(monkeypatch: pytest.MonkeyPatch, seat: Seat) -> None:
+    """As if this seat's phone had its websocket open (presence is the consumer's job)."""
+    monkeypatch.setattr(presence, "connected", lambda game_id: frozenset({seat.pk}))
+
+
+def test_a_code_cannot_take_a_seat_whose_phone_is_connected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     table = started()
     ada = seat(table, 0)
-    presence.arrive(table.game_id, ada.pk)
+    connect_phone(monkeypatch, ada)
     thief = new_player_key()
     with pytest.raises(services.Refused, match="still connected"):
         services.rejoin(table.game_id, thief, ada.rejoin_code)
@@ -49,10 +56,12 @@ def test_a_code_takes_an_away_seat_once_and_is_then_replaced() -> None:
     assert seat(table, 0).player_key == new_phone
 
 
-def test_the_phone_holding_the_seat_keeps_it_and_its_code() -> None:
+def test_the_phone_holding_the_seat_keeps_it_and_its_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     table = started()
     ada = seat(table, 0)
-    presence.arrive(table.game_id, ada.pk)
+    connect_phone(monkeypatch, ada)
     again = services.rejoin(table.game_id, table.player(0).key, ada.rejoin_code)
     assert again.pk == ada.pk and seat(table, 0).rejoin_code == ada.rejoin_code
 
