@@ -113,7 +113,9 @@ class Seat(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     position = models.PositiveSmallIntegerField()  # 0-3: the engine's seat number
-    name = models.CharField(max_length=24)
+    # Up to names.NAME_MAX characters as people count them; an emoji may be several
+    # code points, so the column holds names.NAME_MAX_CODE_POINTS.
+    name = models.CharField(max_length=64)
     # The player key from the session of the phone holding this seat; blank for bots.
     # Never sent to a page: the session cookie is the only thing a phone presents.
     player_key = models.CharField(max_length=64, blank=True, db_index=True)

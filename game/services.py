@@ -18,11 +18,13 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from game import names, presence, rejoin_guard
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
 from game.engine.bots import make_bot
 from game.engine.rules import apply_action
 from game.engine.rules import replay as replay_moves
-from game.models import Game, Move, Seat
+from game.forms import read_code
+from game.models import Game, Move, Seat, new_rejoin_code
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +33,7 @@ MAX_SEATS = 4
 BOT_KINDS = ("greedy", "random")
 # A bot playing for a human who left mid-game; their rejoin code takes the seat back.
 STAND_IN = "stand-in"
-NAME_MAX = 24
+NAME_MAX = names.NAME_MAX
 
 # Engine messages name colours in English; these translate them.
 COLOUR_NAMES = {
@@ -126,8 +128,9 @@ def seat_of(game: Game, player_key: str) -> Seat | None:
     return game.seats.filter(player_key=player_key).first()
 
 
-def clean_name(name: str) -> str:
-    return " ".join(str(name).split())[:NAME_MAX]
+def clean_name(name: object) -> str:
+    """Return a name fit to store and show: any script, trimmed, limited in length."""
+    return names.clean_name(name)
 
 
 def join_game(game_id: int, player_key: str, name: str) -> Seat:
@@ -251,24 +254,49 @@ def rematch(game_id: int, host_key: str) -> Game:
         return fresh
 
 
-def rejoin(game_id: int, player_key: str, rejoin_code: str) -> Seat:
-    """Give this phone the seat whose rejoin code it typed (from a stand-in bot too)."""
-    code = "".join(str(rejoin_code).split()).upper()
+def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | None = None) -> Seat:
+    """Give this phone the seat whose rejoin code it typed (from a stand-in bot too).
+
+    A code only takes a seat whose phone is away, and is replaced by a new one once
+    used, so a code seen on the TV cannot take the seat again later. `client` (the
+    phone's address) limits wrong guesses per game; it defaults to the player key.
+    """
+    client = client or player_key
+    if rejoin_guard.blocked(game_id, client):
+        raise Refused(_("Too many wrong codes. Please wait a minute, then try again."))
+    code = read_code(rejoin_code)
     with transaction.atomic():
         game = _lock(game_id)
         humans = game.seats.filter(Q(is_bot=False) | Q(bot_kind=STAND_IN))
         seat = humans.filter(rejoin_code=code).first() if code else None
         if seat is None:
+            rejoin_guard.failed(game_id, client)
             raise Refused(_("That rejoin code does not match a seat in this game."))
-        if seat.player_key != player_key or seat.is_bot:
-            # A phone holds one seat a game: let go of any other first.
-            game.seats.filter(player_key=player_key).exclude(pk=seat.pk).update(player_key="")
-            seat.player_key = player_key
-            seat.is_bot = False
-            seat.bot_kind = ""
-            seat.save(update_fields=["player_key", "is_bot", "bot_kind"])
+        rejoin_guard.succeeded(game_id, client)
+        if seat.player_key == player_key and not seat.is_bot:
+            return seat  # this phone holds the seat already: nothing to take
+        if seat.pk in presence.connected(game.id):
+            raise Refused(
+                _("This seat's phone is still connected. Ask the host if you need the seat.")
+            )
+        # A phone holds one seat a game: let go of any other first.
+        game.seats.filter(player_key=player_key).exclude(pk=seat.pk).update(player_key="")
+        seat.player_key = player_key
+        seat.is_bot = False
+        seat.bot_kind = ""
+        seat.rejoin_code = _fresh_rejoin_code(game, seat.rejoin_code)
+        seat.save(update_fields=["player_key", "is_bot", "bot_kind", "rejoin_code"])
         _announce_after_commit(game.id)
         return seat
+
+
+def _fresh_rejoin_code(game: Game, used: str) -> str:
+    """Return a new code for a seat, unlike the used one and any other seat's in the game."""
+    taken = set(game.seats.values_list("rejoin_code", flat=True)) | {used}
+    while True:
+        code = new_rejoin_code()
+        if code not in taken:
+            return code
 
 
 def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:

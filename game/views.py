@@ -1,22 +1,31 @@
-"""Thin HTTP views: home, create, host screen, join, phone.
+"""Thin HTTP views: home, create, host screen, join, phone, and the error pages.
 
 Every change goes through game.services; these views only find the game and
-the player's key, call the service, and redirect or render.
+the player's key, call the service, and redirect or render. Input is read with
+game.forms: whatever is posted, the answer is a page or a 4xx, never a crash.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import quote, unquote
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponseRedirect,
+)
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from game import rendering, services
+from game import forms, rendering, services
 from game.models import Game, new_player_key
 
 NAME_COOKIE = "splendor_name"
@@ -24,7 +33,11 @@ NAME_COOKIE_AGE = 365 * 24 * 60 * 60
 
 
 def player_key(request: HttpRequest) -> str:
-    """Return this browser's unguessable key, kept server-side in its session."""
+    """Return this browser's unguessable key, kept server-side in its session.
+
+    Creates the session, so only call it when the browser acts (joins, creates a
+    game); looking at a page uses known_key and leaves no session row behind.
+    """
     key = request.session.get("player_key")
     if not key:
         key = new_player_key()
@@ -32,8 +45,19 @@ def player_key(request: HttpRequest) -> str:
     return str(key)
 
 
+def known_key(request: HttpRequest) -> str:
+    """Return this browser's key if it has one already, else ""."""
+    return str(request.session.get("player_key", ""))
+
+
+def _client(request: HttpRequest) -> str:
+    """The phone's address: wrong rejoin codes are counted per address."""
+    return str(request.META.get("REMOTE_ADDR") or known_key(request))
+
+
 def _game(code: str) -> Game:
-    game = Game.objects.filter(code=code.upper()).first()
+    room = forms.read_code(code)
+    game = Game.objects.filter(code=room).first() if room else None
     if game is None:
         raise Http404(_("There is no game with this code."))
     return game
@@ -43,9 +67,10 @@ def _host_url(game: Game) -> str:
     return reverse("host", args=[game.code])
 
 
+@require_GET
 def home(request: HttpRequest) -> HttpResponse:
     """Start a new game or reopen one this screen is hosting."""
-    key = request.session.get("player_key", "")
+    key = known_key(request)
     hosted = (
         Game.objects.filter(host_key=key, next_game=None).exclude(status=Game.Status.OVER)
         if key
@@ -56,28 +81,35 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def create(request: HttpRequest) -> HttpResponse:
-    game = services.create_game(
-        player_key(request), no_gold_small=request.POST.get("no_gold_small") == "on"
-    )
+    form = forms.NewGameForm(request.POST)
+    no_gold_small = bool(form.is_valid() and form.cleaned_data["no_gold_small"])
+    game = services.create_game(player_key(request), no_gold_small=no_gold_small)
     return redirect(_host_url(game))
 
 
+@require_GET
 def find(request: HttpRequest) -> HttpResponse:
     """Go to a game by its typed room code."""
-    code = "".join(request.GET.get("code", "").split()).upper()
-    if not Game.objects.filter(code=code).exists():
-        messages.error(request, _("There is no game with the code %(code)s.") % {"code": code})
+    form = forms.FindForm(request.GET)
+    code = form.cleaned_data["code"] if form.is_valid() else ""
+    if not code or not Game.objects.filter(code=code).exists():
+        if code:
+            message = _("There is no game with the code %(code)s.") % {"code": code}
+        else:
+            message = _("Please type the room code shown on the TV.")
+        messages.error(request, message)
         return redirect("home")
     return redirect("join", code=code)
 
 
+@require_GET
 def host(request: HttpRequest, code: str) -> HttpResponse:
     """The TV: the lobby with its QR code, then the table, then the end screen."""
     game = _game(code)
     if game.next_game_id and game.host_key == request.session.get("player_key"):
         return redirect(_host_url(game.next_game))  # type: ignore[arg-type]
     snap = rendering.load_snapshot(game.id)
-    is_host = bool(game.host_key) and game.host_key == request.session.get("player_key")
+    is_host = bool(game.host_key) and game.host_key == known_key(request)
     url = rendering.join_url(game.code, request.get_port())
     return render(
         request,
@@ -92,10 +124,10 @@ def host(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def _position(request: HttpRequest) -> int:
-    try:
-        return int(request.POST.get("position", ""))
-    except ValueError:
-        raise services.Refused(_("That request could not be read.")) from None
+    form = forms.SeatForm(request.POST)
+    if not form.is_valid():
+        raise services.Refused(_("That request could not be read."))
+    return int(form.cleaned_data["position"])
 
 
 def _host_action(
@@ -104,7 +136,7 @@ def _host_action(
     """Run one lobby or table command for the host screen, then show that screen again."""
     game = _game(code)
     try:
-        result = act(game, request.session.get("player_key", ""))
+        result = act(game, known_key(request))
     except services.Refused as refusal:
         messages.error(request, refusal.message)
     else:
@@ -115,7 +147,8 @@ def _host_action(
 
 @require_POST
 def add_bot(request: HttpRequest, code: str) -> HttpResponse:
-    kind = request.POST.get("kind", "greedy")
+    form = forms.BotForm(request.POST)
+    kind = (form.cleaned_data["kind"] if form.is_valid() else "?") or "greedy"
     return _host_action(request, code, lambda game, key: services.add_bot(game.id, key, kind))
 
 
@@ -143,44 +176,74 @@ def stand_in(request: HttpRequest, code: str) -> HttpResponse:
     )
 
 
+def _remembered_name(request: HttpRequest) -> str:
+    """The name this phone joined with last time (kept percent-encoded: any script)."""
+    return services.clean_name(unquote(request.COOKIES.get(NAME_COOKIE, ""), errors="replace"))
+
+
+def _seated(request: HttpRequest, game: Game, name: str) -> HttpResponse:
+    """Send a seated phone to its hand, remembering its name for the next game."""
+    response = HttpResponseRedirect(reverse("play", args=[game.code]))
+    if name:
+        # Cookies are Latin-1 on the wire: "Łukasz" or "Zoë 🦄" travel percent-encoded.
+        response.set_cookie(
+            NAME_COOKIE, quote(name, safe=""), max_age=NAME_COOKIE_AGE, samesite="Lax"
+        )
+    return response
+
+
+def _take_seat(request: HttpRequest, game: Game) -> tuple[str, str]:
+    """Join or rejoin from the posted form; return (name shown in the form, error).
+
+    An empty error means the phone is seated.
+    """
+    if "rejoin_code" in request.POST:
+        rejoin = forms.RejoinForm(request.POST)
+        if not rejoin.is_valid():
+            return "", _("That rejoin code does not match a seat in this game.")
+        services.rejoin(
+            game.id, player_key(request), rejoin.cleaned_data["rejoin_code"], _client(request)
+        )
+        return "", ""
+    form = forms.JoinForm(request.POST)
+    if not form.is_valid():
+        return services.clean_name(request.POST.get("name", "")), _("Please type your name.")
+    name = form.cleaned_data["name"]
+    services.join_game(game.id, player_key(request), name)
+    return name, ""
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
 def join(request: HttpRequest, code: str) -> HttpResponse:
     """Where the QR code leads: type a name (remembered), tap join, you are seated."""
     game = _game(code)
-    key = player_key(request)
-    if services.seat_of(game, key) is not None and request.method == "GET":
-        return redirect("play", code=game.code)
+    name = _remembered_name(request)
     error = ""
-    name = request.COOKIES.get(NAME_COOKIE, "")
     if request.method == "POST":
-        name = request.POST.get("name", "")
         try:
-            if "rejoin_code" in request.POST:
-                services.rejoin(game.id, key, request.POST["rejoin_code"])
-            else:
-                services.join_game(game.id, key, name)
+            typed, error = _take_seat(request, game)
         except services.Refused as refusal:
-            error = refusal.message
-        else:
-            response = HttpResponseRedirect(reverse("play", args=[game.code]))
-            if name:
-                response.set_cookie(
-                    NAME_COOKIE, services.clean_name(name), max_age=NAME_COOKIE_AGE, samesite="Lax"
-                )
-            return response
+            typed, error = services.clean_name(request.POST.get("name", "")), refusal.message
+        if not error:
+            return _seated(request, game, typed)
+        name = typed or name
+    elif services.seat_of(game, known_key(request)) is not None:
+        return redirect("play", code=game.code)
     context = {
         "game": game,
         "name": name,
         "error": error,
-        "rejoin_code": request.GET.get("rejoin", ""),
+        "rejoin_code": forms.read_code(request.GET.get("rejoin", "")),
         "seats": game.seats.count(),
     }
     return render(request, "join.html", context, status=400 if error else 200)
 
 
+@require_GET
 def play(request: HttpRequest, code: str) -> HttpResponse:
     """A phone: the player's own hand, live over the websocket."""
     game = _game(code)
-    seat = services.seat_of(game, player_key(request))
+    seat = services.seat_of(game, known_key(request))
     if seat is None:
         return redirect("join", code=game.code)
     snap = rendering.load_snapshot(game.id)
@@ -190,3 +253,39 @@ def play(request: HttpRequest, code: str) -> HttpResponse:
         "hand": rendering.render_phone_hand(snap, seat.position),
     }
     return render(request, "phone.html", context)
+
+
+# ---------------------------------------------------------------- error pages
+# The project's own pages (templates/4xx.html, 500.html): translated, with a way
+# back to the game, and never a setting, path, URL list or traceback, whatever
+# DEBUG says. A 400 for a foreign Host header must not call request.get_host().
+
+
+def _error_page(template: str, status: int, context: dict[str, str] | None = None) -> HttpResponse:
+    return HttpResponse(render_to_string(template, context or {}), status=status)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error_page("400.html", 400)
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error_page("403.html", 403)
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    # Only our own messages ("There is no game with this code."), never a resolver's.
+    args = exception.args if type(exception) is Http404 else ()
+    message = args[0] if args and isinstance(args[0], str) else ""
+    return _error_page("404.html", 404, {"message": message})
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    return _error_page("500.html", 500)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponseBase:
+    """A form sent without a valid CSRF token: usually a page left open too long."""
+    # Offer the same address again (as GET) when it is one of ours, e.g. the join form.
+    retry = request.path if request.path.startswith(("/join/", "/host/")) else ""
+    return _error_page("403_csrf.html", 403, {"retry": retry})

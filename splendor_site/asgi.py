@@ -9,18 +9,34 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splendor_site.settings")
 # Initialise Django (apps, models) before importing anything that uses the ORM.
 django_asgi_app = get_asgi_application()
 
+from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
+from game import housekeeping  # noqa: E402
 from game.routing import websocket_urlpatterns  # noqa: E402
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """Any other websocket path: refused politely (close code 4404), not a server error."""
+
+    async def connect(self) -> None:
+        await self.close(code=4404)
+
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # Seats are identified by a token in the Django session; there are no user accounts.
         "websocket": AllowedHostsOriginValidator(
-            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SessionMiddlewareStack(
+                URLRouter([*websocket_urlpatterns, re_path(r"", NoSuchSocket.as_asgi())])
+            )
         ),
     }
 )
+
+# Old games and sessions are deleted now and then (never under pytest unless asked).
+housekeeping.start_in_background()

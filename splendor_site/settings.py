@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +49,17 @@ def _secret_key() -> str:
 
 SECRET_KEY = _secret_key()
 
-# On by default: a home server run with `runserver` must serve static files.
-DEBUG = _env_flag("SPLENDOR_DEBUG", "1")
+# Off unless a developer asks: debug pages would show settings to every phone.
+# Static files do not need it: WhiteNoise serves them (see MIDDLEWARE).
+DEBUG = _env_flag("SPLENDOR_DEBUG", "0")
 
 # Never "*"; re-read while running, so a new Wi-Fi address is accepted too.
 ALLOWED_HOSTS = LiveHosts()
 
 INSTALLED_APPS = [
     "daphne",  # first: makes runserver serve ASGI (HTTP and websockets)
+    # Before staticfiles: runserver leaves static files to WhiteNoise, with or without DEBUG.
+    "whitenoise.runserver_nostatic",
     "django.contrib.admin",  # mounted only with SPLENDOR_ADMIN (splendor_site/urls.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -67,10 +72,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: static files are answered before sessions, hosts or CSRF are looked at.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "game.middleware.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -133,6 +140,21 @@ else:
 # Seats are remembered in the session: keep phones seated for a long while.
 SESSION_COOKIE_AGE = 60 * 24 * 60 * 60
 SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_HTTPONLY = True
+
+# Counters that several server processes must share (wrong rejoin codes): Redis when
+# there are several processes, else this process's memory (runserver is one process).
+CACHES: dict[str, dict[str, Any]]
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "splendor",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [
@@ -148,6 +170,20 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve straight from static/ and the apps (no collectstatic step), so the README's
+# one-line play command works on a fresh clone; re-scan on each request only in DEBUG.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+# STATIC_ROOT only exists after an optional collectstatic: not worth a warning.
+warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
+
+# A real request is a few hundred bytes: refuse big bodies early (HTTP 400).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 100
+FILE_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+
+# A friendly page for an expired form instead of Django's technical one.
+CSRF_FAILURE_VIEW = "game.views.csrf_failure"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -158,12 +194,24 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    "filters": {"one_line": {"()": "game.logs.OneLineWarning"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console_one_line": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["one_line"],
+        },
     },
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # Refused hostile requests (foreign Host header, oversized body): one line each.
+        "django.security": {
+            "handlers": ["console_one_line"],
+            "level": "WARNING",
+            "propagate": False,
+        },
         "game": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
@@ -175,3 +223,26 @@ SPLENDOR_ADMIN = _env_flag("SPLENDOR_ADMIN", "0")
 
 # Seconds a bot waits before each action, so people can follow what it does.
 SPLENDOR_BOT_DELAY = float(os.environ.get("SPLENDOR_BOT_DELAY", "1.2"))
+
+
+def _env_number(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
+# Clean-up (python manage.py cleanup, and the server by itself every few hours):
+# finished games are kept a year for replays, lobbies nobody started a day.
+SPLENDOR_KEEP_FINISHED_DAYS = _env_number("SPLENDOR_KEEP_FINISHED_DAYS", 365)
+SPLENDOR_KEEP_UNFINISHED_DAYS = _env_number("SPLENDOR_KEEP_UNFINISHED_DAYS", 365)
+SPLENDOR_KEEP_LOBBY_HOURS = _env_number("SPLENDOR_KEEP_LOBBY_HOURS", 24)
+# Seconds between the server's own clean-ups (0: never). Never under pytest unless a
+# test asks, so a test run does not delete rows behind the tests' backs.
+SPLENDOR_CLEANUP_EVERY = _env_number(
+    "SPLENDOR_CLEANUP_EVERY", 0 if "pytest" in sys.modules else 3600
+)
+
+# Wrong rejoin codes: after this many from one client for one game, wait this long.
+SPLENDOR_REJOIN_TRIES = int(_env_number("SPLENDOR_REJOIN_TRIES", 5))
+SPLENDOR_REJOIN_WAIT = _env_number("SPLENDOR_REJOIN_WAIT", 60)

@@ -11,3 +11,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
 
 if settings.SPLENDOR_ADMIN:
     urlpatterns.insert(0, path("admin/", admin.site.urls))
+
+# The project's own error pages (also with DEBUG on for 400/403/500 raised in views).
+handler400 = "game.views.bad_request"
+handler403 = "game.views.permission_denied"
+handler404 = "game.views.page_not_found"
+handler500 = "game.views.server_error"

@@ -172,7 +172,8 @@ def test_join_seats_the_phone_and_remembers_the_name() -> None:
     response = client.post(f"/join/{table.code}/", {"name": "  Ada   Lovelace  "})
     assert response.status_code == 302
     assert response["Location"] == f"/play/{table.code}/"
-    assert response.cookies["splendor_name"].value == "Ada Lovelace"
+    # Percent-encoded: a cookie travels as Latin-1, a name may be in any script.
+    assert response.cookies["splendor_name"].value == "Ada%20Lovelace"
     seat = Seat.objects.get(game_id=table.game_id)
     assert (seat.position, seat.name) == (0, "Ada Lovelace")
     assert seat.player_key == client.session["player_key"]

@@ -1,0 +1,93 @@
+"""Player names in any script: cleaned, limited by what people see as characters.
+
+Pure standard library (no Django), so the engine-free parts and tests can use it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+
+# What a player may type: 24 characters as people count them ("Zoë 🦄" is five)...
+NAME_MAX = 24
+# ...and never more code points than the column holds (a family emoji is seven).
+NAME_MAX_CODE_POINTS = 64
+
+ZWJ = "\u200d"
+# Invisible characters that belong to a visible one: joiners (emoji sequences,
+# Indic scripts) and tag characters (subdivision flags such as Scotland's).
+_KEPT_FORMAT = {ZWJ, "\u200c"}
+_TAGS = range(0xE0020, 0xE0080)
+_SKIN_TONES = range(0x1F3FB, 0x1F400)
+_VARIATION_SELECTORS = (range(0xFE00, 0xFE10), range(0xE0100, 0xE01F0))
+_REGIONAL_INDICATORS = range(0x1F1E6, 0x1F200)
+
+
+def _kept(char: str) -> bool:
+    """Drop control, surrogate, private-use, unassigned and invisible format characters.
+
+    Format characters include the bidirectional overrides that could make a name
+    display as something else; joiners and emoji tags are kept.
+    """
+    category = unicodedata.category(char)
+    if category in {"Cc", "Cs", "Co", "Cn", "Zl", "Zp"}:
+        return False
+    if category == "Cf":
+        return char in _KEPT_FORMAT or ord(char) in _TAGS
+    return True
+
+
+def _extends(char: str) -> bool:
+    """True for a code point that is drawn as part of the character before it."""
+    code = ord(char)
+    return (
+        unicodedata.category(char) in {"Mn", "Me", "Mc"}
+        or char in _KEPT_FORMAT
+        or code in _SKIN_TONES
+        or code in _TAGS
+        or any(code in block for block in _VARIATION_SELECTORS)
+    )
+
+
+def graphemes(text: str) -> Iterator[str]:
+    """Split text into user-perceived characters (a close approximation of UAX #29).
+
+    Combining marks, emoji modifiers, variation selectors and tags stay with their
+    base; a zero-width joiner joins the next character; two regional indicators
+    make one flag.
+    """
+    cluster = ""
+    for char in text:
+        joined = cluster.endswith(ZWJ)
+        flag_half = (
+            len(cluster) == 1
+            and ord(cluster) in _REGIONAL_INDICATORS
+            and ord(char) in _REGIONAL_INDICATORS
+        )
+        if cluster and (joined or flag_half or _extends(char)):
+            cluster += char
+            continue
+        if cluster:
+            yield cluster
+        cluster = char
+    if cluster:
+        yield cluster
+
+
+def clean_name(name: object) -> str:
+    """Return the name to store and show: normalised, spaces collapsed, limited in length.
+
+    The length counts characters as people see them, cut only between them, and the
+    result never exceeds NAME_MAX_CODE_POINTS. Escaping is the templates' job.
+    """
+    text = unicodedata.normalize("NFC", str(name))
+    text = "".join(char for char in text if _kept(char))
+    text = " ".join(text.split())
+    kept: list[str] = []
+    size = 0
+    for cluster in graphemes(text):
+        if len(kept) == NAME_MAX or size + len(cluster) > NAME_MAX_CODE_POINTS:
+            break
+        kept.append(cluster)
+        size += len(cluster)
+    return "".join(kept).strip()
