@@ -22,8 +22,9 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,42 @@ def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path
         with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), 0.2):
             return
         time.sleep(0.1)
+
+
+def run_child(
+    argv: list[str], env: dict[str, str], cwd: Path, limit: float, write: Callable[[str], None]
+) -> int:
+    """Run a command, passing each line of its output to `write`; return its exit code.
+
+    The command gets its own process group, killed as a whole (servers it started
+    included) when it ends or after `limit` seconds.
+    """
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+    def stop() -> None:
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+    watchdog = threading.Timer(limit, stop)
+    watchdog.start()
+    try:
+        assert process.stdout is not None
+        for text in process.stdout:
+            write(text.rstrip("\n"))
+        return process.wait(timeout=limit)
+    finally:
+        watchdog.cancel()
+        stop()
+        process.wait()
 
 
 class Closed(Exception):

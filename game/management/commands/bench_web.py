@@ -40,9 +40,7 @@ import math
 import os
 import platform
 import secrets
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -67,6 +65,7 @@ from game.management.loopback import (
     cpu_seconds,
     daphne,
     rss_bytes,
+    run_child,
 )
 
 clock = time.perf_counter
@@ -125,8 +124,11 @@ def _bots(seed: int) -> list[Bot]:
     return [make_bot("greedy", seed * 10 + position) for position in range(SEATS)]
 
 
-def project_table(number: int) -> Table:
-    """Open a game in the database, seat four phones, start it; deterministic per number."""
+def project_table(number: int, bots: int = 0) -> Table:
+    """Open a game in the database, seat phones (and `bots` bots last), start it.
+
+    Deterministic per number. The cookies are the host's and each phone's sessions.
+    """
     from django.contrib.sessions.backends.db import SessionStore
     from django.db import connection
 
@@ -138,9 +140,11 @@ def project_table(number: int) -> Table:
         game = services.create_game(host_key)
         seed = SEED + number
         Game.objects.filter(pk=game.pk).update(seed=seed)
-        keys = [new_player_key() for _ in range(SEATS)]
+        keys = [new_player_key() for _ in range(SEATS - bots)]
         for position, key in enumerate(keys):
             services.join_game(game.id, key, f"Player {position + 1}")
+        for _bot in range(bots):
+            services.add_bot(game.id, host_key, "greedy")
         services.start_game(game.id, host_key, first_player=0)
         state = services.load_state(Game.objects.get(pk=game.id))
         assert state is not None
@@ -467,32 +471,7 @@ class Command(BaseCommand):
             command.append(f"--{name.replace('_', '-')}={options[name]}")
         # Four measurements a server, two servers, connecting, start-up; then it is stopped.
         limit = 10 * options["seconds"] + 6 * WAIT + 300 + 3 * options["games"]
-        process = subprocess.Popen(
-            command,
-            cwd=settings.BASE_DIR,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,  # its own process group: stopping it stops its servers
-        )
-
-        def stop() -> None:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-
-        watchdog = threading.Timer(limit, stop)
-        watchdog.start()
-        try:
-            assert process.stdout is not None
-            for text in process.stdout:
-                self.line(text.rstrip("\n"))
-            code = process.wait(timeout=limit)
-        finally:
-            watchdog.cancel()
-            stop()
-            process.wait()
+        code = run_child(command, env, Path(settings.BASE_DIR), limit, self.line)
         if code != 0:
             self.stdout.flush()
             raise CommandError(f"the benchmark's {part} part failed (exit code {code}).")
