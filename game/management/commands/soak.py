@@ -13,8 +13,8 @@ Finnish, so every per-language cache is used. --tables games run at once.
 After the first tenth of the games (the warm-up: imports, templates, caches
 filling), the process's RSS is measured, then again after every further tenth;
 at the end, the growth per 100 games in each half. tracemalloc runs during the
-last tenth only (it slows play down several times) and shows what was
-allocated then and is still held, by line of code. A cache without a bound
+last two tenths only (it slows play down several times): the Python memory held
+after the last tenth minus that held before it, by line of code. A cache without a bound
 shows as growth that does not level off, and as its line in that list.
 
 Nothing touches the developer's database: the command re-runs itself in a child
@@ -203,7 +203,7 @@ class Command(BaseCommand):
         self.line(
             f"Soak: {games} games of {SEATS - bots} phones and {bots} bots, TV connected, "
             f"{tables} at a time, in one process (pid {os.getpid()}); throwaway SQLite; "
-            f"tracemalloc {'on for the last tenth' if trace else 'off'}"
+            f"tracemalloc {'on for the last two tenths' if trace else 'off'}"
         )
         self.line(f"RSS at start: {mb(rss_bytes(os.getpid()))}")
         warm = max(1, games // 10)
@@ -218,21 +218,24 @@ class Command(BaseCommand):
         checkpoints: list[tuple[int, int]] = []  # (games played, RSS)
         step = max(1, (games - warm) // 10)
         firsts = range(warm, games, step)
-        traced_games = 0
+        snapshots: list[tracemalloc.Snapshot] = []
         for first in firsts:
             done = range(first, min(games, first + step))
-            if trace and first == firsts[-1]:
+            if trace and len(firsts) >= 2 and first == firsts[-2]:
                 tracemalloc.start(1)  # only now: it slows play down several times
-                traced_games = len(done)
             changes += await self.play(done, tables, bots)
             gc.collect()
+            if tracemalloc.is_tracing():
+                snapshots.append(tracemalloc.take_snapshot())
             rss = rss_bytes(os.getpid())
             checkpoints.append((done.stop, rss))
             self.line(
                 f"{done.stop:>6} games, {changes:>8} changes, {clock() - started:>6.0f} s: "
                 f"RSS {mb(rss)} (+{mb(rss - rss_base)} since the warm-up)"
             )
-        self.report(checkpoints, warm, rss_base, traced_games)
+        tracemalloc.stop()
+        traced_games = checkpoints[-1][0] - checkpoints[-2][0] if len(snapshots) == 2 else 0
+        self.report(checkpoints, warm, rss_base, snapshots, traced_games)
 
     async def play(self, numbers: range, tables: int, bots: int) -> int:
         """Play these games, `tables` at a time; return their changes."""
@@ -248,7 +251,12 @@ class Command(BaseCommand):
         return total
 
     def report(
-        self, checkpoints: list[tuple[int, int]], warm: int, rss_base: int, traced_games: int
+        self,
+        checkpoints: list[tuple[int, int]],
+        warm: int,
+        rss_base: int,
+        snapshots: list[tracemalloc.Snapshot],
+        traced_games: int,
     ) -> None:
         played, rss_end = checkpoints[-1]
         middle, rss_middle = checkpoints[(len(checkpoints) - 1) // 2]
@@ -263,23 +271,24 @@ class Command(BaseCommand):
         )
         if not traced_games:
             return
-        held = tracemalloc.get_traced_memory()[0]
-        snapshot = tracemalloc.take_snapshot().filter_traces(
-            [
-                tracemalloc.Filter(False, tracemalloc.__file__),
-                tracemalloc.Filter(False, "<frozen importlib._bootstrap*>"),
-            ]
-        )
-        tracemalloc.stop()
+        ignore = [
+            tracemalloc.Filter(False, tracemalloc.__file__),
+            tracemalloc.Filter(False, "<frozen importlib._bootstrap*>"),
+        ]
+        before, after = (snapshot.filter_traces(ignore) for snapshot in snapshots)
+        growth = after.compare_to(before, "lineno")
+        total = sum(stat.size_diff for stat in growth)
         self.line(
-            f"tracemalloc over the last {traced_games} games: {mb(held)} allocated then and "
-            f"still held ({per_100(held, traced_games)} per 100 games); the most, by line:"
+            f"tracemalloc, Python memory held after the last {traced_games} games minus "
+            f"before them: {total / 1024:+,.1f} KB ({per_100(total, traced_games)} per 100 "
+            "games); the lines that grew most:"
         )
-        for stat in snapshot.statistics("lineno")[:10]:
+        for stat in sorted(growth, key=lambda stat: stat.size_diff, reverse=True)[:8]:
             frame = stat.traceback[0]
             where = os.path.relpath(frame.filename, settings.BASE_DIR)
             if where.startswith(".."):
                 where = frame.filename
             self.line(
-                f"  {stat.size / 1024:>9,.1f} KB in {stat.count:>7,} blocks  {where}:{frame.lineno}"
+                f"  {stat.size_diff / 1024:>+9,.1f} KB, {stat.count_diff:>+7,} blocks  "
+                f"{where}:{frame.lineno}"
             )
