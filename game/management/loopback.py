@@ -92,7 +92,10 @@ def daphne(
 ) -> Iterator[Server]:
     """Run Daphne itself with an ASGI application ("module:attribute") on a free loopback port."""
     port = free_port()
-    argv = [sys.executable, "-m", "daphne", "-b", LOOPBACK, "-p", str(port), application]
+    argv = [sys.executable, "-m", "daphne", "-b", LOOPBACK, "-p", str(port)]
+    # Daphne drops a socket its application has not accepted within 5 s; an overloaded
+    # server under a benchmark should be measured as slow, not as broken.
+    argv += ["--websocket_connect_timeout", "120", application]
     with serve(argv, port, env, log, cwd, cpu) as server:
         yield server
 

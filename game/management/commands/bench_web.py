@@ -306,20 +306,30 @@ class Phase:
         return self.actions / self.elapsed if self.elapsed else 0.0
 
 
-def add_players(target: Target, players: list[Player], count: int) -> None:
+def add_players(target: Target, players: list[Player], count: int) -> list[str]:
     """Connect games until there are `count`, and play one untimed action in each new one.
 
     In parallel: a slow server connects slowly. The untimed action also lets what the
-    connections caused (seats shown as present) reach the screens before anything is counted.
+    connections caused (seats shown as present) reach the screens before anything is
+    counted. Returns why games could not join (they are left out).
     """
 
-    def new_player(slot: int) -> Player:
-        player = Player(target, slot)
-        player.act()
+    def new_player(slot: int) -> Player | str:
+        try:
+            player = Player(target, slot)
+        except (Closed, OSError) as error:
+            return f"a game could not connect: {error}"
+        try:
+            player.act()
+        except (Closed, OSError) as error:
+            player.close()
+            return f"game {player.table.code} could not play: {error}"
         return player
 
     with ThreadPoolExecutor(max_workers=8) as pool:
-        players.extend(pool.map(new_player, range(len(players), count)))
+        joined = list(pool.map(new_player, range(len(players), count)))
+    players.extend(p for p in joined if isinstance(p, Player))
+    return [p for p in joined if isinstance(p, str)]
 
 
 def measure(
@@ -524,25 +534,34 @@ class Command(BaseCommand):
     def measure_target(self, target: Target, options: dict[str, Any]) -> dict[str, Any]:
         seconds = options["seconds"]
         players: list[Player] = []
+        left_out: list[str] = []
+        phases: dict[str, Phase] = {}
         try:
-            add_players(target, players, 1)
+            left_out += add_players(target, players, 1)
+            if not players:
+                raise CommandError(f"{target.name}: {left_out[0]}")
             # First, while the server has freed nothing it could reuse for the new sockets.
             memory = memory_per_socket(target, players[0].table, options["idle_sockets"])
-            alone = measure(target, players, seconds)
-            add_players(target, players, options["busy_games"])
-            busy = measure(target, players, seconds)
-            add_players(target, players, options["games"])
-            paced = measure(target, players, seconds, period=1.0)
+            for label, games, period in (
+                ("alone", 1, None),
+                ("busy", options["busy_games"], None),
+                ("paced", options["games"], 1.0),
+            ):
+                left_out += add_players(target, players, games)
+                phases[label] = phase = measure(target, players[:games], seconds, period)
+                pace = "once a second each" if period else "back to back"
+                self.line(
+                    f"{target.name}: {len(players[:games])} game(s) acting {pace}, "
+                    f"{phase.actions} actions measured, {len(phase.errors)} games stopped"
+                    + (f" ({phase.errors[0]})" if phase.errors else "")
+                )
         finally:
             for player in players:
                 player.close()
-        errors = [e for phase in (alone, busy, paced) for e in phase.errors]
-        for phase, label in ((alone, "1 game"), (busy, "busy"), (paced, "paced")):
-            if phase.errors:
-                self.line(
-                    f"{target.name}, {label}: {len(phase.errors)} games stopped: {phase.errors[0]}"
-                )
-        return {"alone": alone, "busy": busy, "paced": paced, "memory": memory, "errors": errors}
+        if left_out:
+            self.line(f"{target.name}: {len(left_out)} games left out: {left_out[0]}")
+        errors = [e for phase in phases.values() for e in phase.errors] + left_out
+        return {**phases, "memory": memory, "errors": errors}
 
     def print_table(self, project: dict[str, Any], bare: dict[str, Any]) -> None:
         rows: list[tuple[str, float, float, Callable[[float], str], str]] = []
@@ -664,8 +683,9 @@ class Command(BaseCommand):
                 target = Target(f"{workers} workers", servers, project_table)
                 players: list[Player] = []
                 try:
-                    add_players(target, players, games)
+                    left_out = add_players(target, players, games)
                     phase = measure(target, players, seconds)
+                    phase.errors += left_out
                 except (Closed, OSError) as error:
                     raise CommandError(f"{workers} workers: {error}") from None
                 finally:

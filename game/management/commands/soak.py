@@ -201,9 +201,9 @@ class Command(BaseCommand):
         games, tables, bots = options["games"], options["tables"], options["bots"]
         trace = not options["no_tracemalloc"]
         self.line(
-            f"Soak: {games} games of {SEATS - bots} phones and {bots} bots, TV connected, "
-            f"{tables} at a time, in one process (pid {os.getpid()}); throwaway SQLite; "
-            f"tracemalloc {'on for the last two tenths' if trace else 'off'}"
+            f"Soak: {games} games of {SEATS - bots} phone(s) and {bots} server bot(s), "
+            f"TV connected, {tables} at a time, in one process (pid {os.getpid()}); "
+            f"throwaway SQLite; tracemalloc {'on for the last two tenths' if trace else 'off'}"
         )
         self.line(f"RSS at start: {mb(rss_bytes(os.getpid()))}")
         warm = max(1, games // 10)
