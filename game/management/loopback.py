@@ -1,9 +1,11 @@
 """Loopback tools for the web benchmark and the server tests.
 
 `runserver` starts the real server (Daphne via runserver) on a free 127.0.0.1
-port; `MiniWebSocket` is just enough of RFC 6455 (text frames, ping, close) to
-talk to it as a phone or TV would, with a session cookie and an Origin header,
-using only the standard library. Nothing here connects anywhere but 127.0.0.1.
+port, `daphne` any ASGI application; `cpu_seconds` and `rss_bytes` read what a
+server process used from /proc (Linux). `MiniWebSocket` is just enough of
+RFC 6455 (text frames, ping, close) to talk to it as a phone or TV would, with
+a session cookie and an Origin header, using only the standard library.
+Nothing here connects anywhere but 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,28 +43,31 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class Server:
+    """A server process listening on 127.0.0.1."""
+
+    port: int
+    pid: int
+
+
 @contextlib.contextmanager
-def runserver(env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None) -> Iterator[int]:
-    """Run `manage.py runserver` on a free loopback port; stop it with SIGTERM, then SIGKILL.
+def serve(
+    argv: list[str], port: int, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[Server]:
+    """Run a server command that listens on `port`; stop it with SIGTERM, then SIGKILL.
 
     Raises RuntimeError (with the end of the server's log) if it exits or does
     not listen within 30 s. `cpu` pins the server to one core where possible.
     """
-    port = free_port()
     with log.open("w") as output:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", f"{LOOPBACK}:{port}", "--noreload"],
-            cwd=cwd,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT)
         try:
             if cpu is not None and hasattr(os, "sched_setaffinity"):
                 with contextlib.suppress(OSError):
                     os.sched_setaffinity(process.pid, {cpu})
             _wait_until_listening(process, port, log)
-            yield port
+            yield Server(port, process.pid)
         finally:
             process.send_signal(signal.SIGTERM)
             try:
@@ -68,6 +75,44 @@ def runserver(env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def runserver(env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None) -> Iterator[int]:
+    """Run `manage.py runserver` on a free loopback port and yield the port (see `serve`)."""
+    port = free_port()
+    argv = [sys.executable, "manage.py", "runserver", f"{LOOPBACK}:{port}", "--noreload"]
+    with serve(argv, port, env, log, cwd, cpu) as server:
+        yield server.port
+
+
+@contextlib.contextmanager
+def daphne(
+    application: str, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[Server]:
+    """Run Daphne itself with an ASGI application ("module:attribute") on a free loopback port."""
+    port = free_port()
+    argv = [sys.executable, "-m", "daphne", "-b", LOOPBACK, "-p", str(port)]
+    # Daphne drops a socket its application has not accepted within 5 s; an overloaded
+    # server under a benchmark should be measured as slow, not as broken.
+    argv += ["--websocket_connect_timeout", "120", application]
+    with serve(argv, port, env, log, cwd, cpu) as server:
+        yield server
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process (all its threads) so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    # After the name: state is field 3 of stat(5); utime and stime are fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process now, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
@@ -82,6 +127,42 @@ def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path
         time.sleep(0.1)
 
 
+def run_child(
+    argv: list[str], env: dict[str, str], cwd: Path, limit: float, write: Callable[[str], None]
+) -> int:
+    """Run a command, passing each line of its output to `write`; return its exit code.
+
+    The command gets its own process group, killed as a whole (servers it started
+    included) when it ends or after `limit` seconds.
+    """
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+    def stop() -> None:
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+    watchdog = threading.Timer(limit, stop)
+    watchdog.start()
+    try:
+        assert process.stdout is not None
+        for text in process.stdout:
+            write(text.rstrip("\n"))
+        return process.wait(timeout=limit)
+    finally:
+        watchdog.cancel()
+        stop()
+        process.wait()
+
+
 class Closed(Exception):
     """The server closed the websocket, or it broke."""
 
@@ -92,6 +173,9 @@ class MiniWebSocket:
     def __init__(self, port: int, path: str, session: str) -> None:
         self.sock = socket.create_connection((LOOPBACK, port), timeout=SOCKET_TIMEOUT)
         self.buffer = b""
+        # What the server sent since the last reset: text messages and their bytes.
+        self.messages = 0
+        self.received = 0
         key = base64.b64encode(secrets.token_bytes(16)).decode()
         request = (
             f"GET {path} HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\nUpgrade: websocket\r\n"
@@ -154,7 +238,10 @@ class MiniWebSocket:
             elif opcode in (0x0, 0x1):
                 parts.append(payload)
                 if first & 0x80:
-                    return b"".join(parts).decode()
+                    message = b"".join(parts)
+                    self.messages += 1
+                    self.received += len(message)
+                    return message.decode()
         raise Closed("endless fragments")
 
     def wait_version(self, version: int, until: float) -> None:

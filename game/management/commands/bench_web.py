@@ -1,68 +1,86 @@
-"""Measure the web path of one server process: play(), rendering per change, websocket fan-out.
+"""Measure the project's server against a bare Channels fan-out server, over real websockets.
 
-    python manage.py bench_web [--games 20] [--seconds 10] [--screens 5] [--no-sockets]
+    python manage.py bench_web [--seconds 10] [--games 100] [--busy-games 10]
+                               [--idle-sockets 200] [--quick] [--no-scale]
 
-(a) services.play (lock, validate, apply, record, save, announce) over N games of four
-    seats, every seat a phone whose action a greedy bot chooses; called through
-    database_sync_to_async from an event loop, as the consumers call it.
-(b) what each change costs the screens: every screen runs GameConsumer.send_view (read
-    the game, render its regions) once per change, with the shared cache, and again
-    with the cache cleared before every screen, to show what the cache saves.
-(c) end to end: `manage.py runserver` (Daphne) on 127.0.0.1 and real websockets, one
-    per screen; time from a phone sending its action until every screen of the game
-    has the new version. Skipped with --no-sockets.
+The same client drives both servers. A game is five screens (the TV and four
+seated phones); the phone whose turn it is sends a legal action that a greedy
+bot chooses on the client's own copy of the game, and the action counts as
+done when all five screens show the new version (`data-version` on the element
+with id "screen" or "hand"). Only what a screen sees is used, so the command
+works whatever the server does inside. Every figure is printed beside the bare
+server's figure of the same run and their ratio:
 
-Nothing here touches the developer's database: the command re-runs itself in a child
-process whose settings point at a throwaway SQLite file in a temporary directory
-(SPLENDOR_DB_PATH, without DATABASE_URL or REDIS_URL), migrates it and measures there.
-Times are wall-clock, plus this process's CPU time for (a) and (b), and are only
-printed, never checked: a shared machine makes them vary.
+- 1 game, acting as soon as its screens show the last action: p50/p99 latency;
+- --busy-games (10) at once, the same way: actions/s, and the server's CPU
+  (user + system time of its process, from /proc) per action and actions per
+  CPU-second (a server core);
+- --games (100) acting once a second each: the sustained rate, p99 latency,
+  and the server's CPU as a share of one core;
+- bytes and messages a TV and a phone receive per change;
+- the server's memory per connected socket (its RSS before and after
+  --idle-sockets more idle TV sockets).
+
+Then, on PostgreSQL and Redis (both expected on 127.0.0.1), the project with
+two Daphne workers against one (screens spread over the workers), as a ratio.
+
+Nothing touches the developer's database: each part runs in a child process
+whose settings point at a throwaway SQLite file or a throwaway PostgreSQL
+database and a Redis db of the benchmark's own (emptied afterwards). Servers
+listen on 127.0.0.1 only; every loop is bounded and a watchdog stops what
+overruns. Figures are printed, never checked: a shared machine makes them vary,
+so the load average is printed beside them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import itertools
 import math
 import os
 import platform
 import secrets
-import signal
-import subprocess
+import socket
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
-from channels.db import database_sync_to_async
 from django.conf import settings
-from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connection
 
-from game import presence, rendering, services
-from game.consumers import GameConsumer
-from game.engine import Action, GameState, apply_action
+from game.engine import Action, GameState, apply_action, new_game
 from game.engine.bots import Bot, make_bot
-from game.management.commands.bench_engine import one_core
-from game.management.loopback import SOCKET_TIMEOUT, Closed, MiniWebSocket, runserver
-from game.models import Game, new_player_key
+from game.management.loopback import (
+    LOOPBACK,
+    Closed,
+    MiniWebSocket,
+    Server,
+    cpu_seconds,
+    daphne,
+    rss_bytes,
+    run_child,
+)
 
 clock = time.perf_counter
-# CPU time of this process (all its threads): steadier than wall time on a busy machine.
-cpu_clock = time.process_time
 
-# Set in the child's environment to the throwaway database it must use.
-CHILD_ENV = "SPLENDOR_BENCH_WEB_DB"
+# Set in the child's environment: which part it runs ("sqlite" or "scale").
+CHILD_ENV = "SPLENDOR_BENCH_WEB_PART"
 SEATS = 4
 SEED = 20_240_611
-MAX_ACTIONS = 200_000  # a bound on every measuring loop, besides its time
+WAIT = 30.0  # seconds the screens may take to show one action before it counts as lost
+MAX_ACTIONS = 1_000_000  # a bound on every loop, besides its time
+PROJECT_APP = "splendor_site.asgi:application"
+BARE_APP = "game.management.bare_fanout:application"
+POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+REDIS_DB = 8  # a Redis db index of the benchmark's own, emptied afterwards
+QUICK = {"seconds": 1.5, "games": 6, "busy_games": 3, "idle_sockets": 10}
 
 
 # ---------------------------------------------------------------- figures
@@ -78,207 +96,285 @@ def percentile(values: Sequence[float], fraction: float) -> float:
 
 def ms(seconds: float) -> str:
     value = seconds * 1000
-    return f"{value:.2f} ms" if value < 10 else f"{value:.1f} ms"
+    return f"{value:.2f} ms" if value < 10 else f"{value:,.0f} ms"
 
 
-def spread(values: Sequence[float]) -> str:
-    return f"p50 {ms(percentile(values, 0.5))}, p99 {ms(percentile(values, 0.99))}"
+def load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
-class QueryCounter:
-    """A connection.execute_wrapper that counts SQL statements."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(self, execute: Callable[..., Any], *args: Any) -> Any:
-        self.count += 1
-        return execute(*args)
-
-
-# ---------------------------------------------------------------- games (sync, database thread)
+# ---------------------------------------------------------------- games
 
 
 @dataclass
 class Table:
-    """A started four-seat game and the bench's own copy of its state."""
+    """One game as the client knows it: its code, the screens' cookies, its state."""
 
-    game_id: int
     code: str
-    host_key: str
-    keys: list[str]  # player key by position
-    seat_ids: list[int]  # Seat pk by position
+    cookies: list[str]  # session keys: the TV's (the host's), then one phone a seat
     state: GameState
     bots: list[Bot]
-    sessions: dict[str, str] = field(default_factory=dict)  # player key -> session key
 
     def choose(self) -> tuple[int, Action]:
         seat = self.state.current
         return seat, self.bots[seat].choose(self.state, seat)
 
 
-def deal_table(number: int) -> Table:
-    """Open a game, seat four phones, start it; deterministic per number."""
-    host_key = new_player_key()
-    game = services.create_game(host_key)
-    seed = SEED + number
-    Game.objects.filter(pk=game.pk).update(seed=seed)
-    keys = [new_player_key() for _ in range(SEATS)]
-    seat_ids = [
-        services.join_game(game.id, key, f"Player {position + 1}").pk
-        for position, key in enumerate(keys)
-    ]
-    services.start_game(game.id, host_key, first_player=0)
-    state = services.load_state(Game.objects.get(pk=game.id))
-    assert state is not None
-    bots = [make_bot("greedy", seed * 10 + position) for position in range(SEATS)]
-    return Table(game.id, game.code, host_key, keys, seat_ids, state, bots)
+def _bots(seed: int) -> list[Bot]:
+    return [make_bot("greedy", seed * 10 + position) for position in range(SEATS)]
 
 
-def timed_play(game_id: int, key: str, notation: str, version: int) -> tuple[float, int]:
-    """Run services.play; return its own time and its SQL statements (database thread)."""
-    counter = QueryCounter()
-    with connection.execute_wrapper(counter):
-        start = clock()
-        try:
-            services.play(game_id, key, notation, version)
-        except services.Refused as refusal:
-            raise CommandError(f"play({notation!r}) was refused: {refusal.message}") from None
-        return clock() - start, counter.count
+def project_table(number: int, bots: int = 0) -> Table:
+    """Open a game in the database, seat phones (and `bots` bots last), start it.
 
+    Deterministic per number. The cookies are the host's and each phone's sessions.
+    """
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.db import connection
 
-def new_session(player_key: str | None) -> str:
-    store = SessionStore()
-    if player_key is not None:
-        store["player_key"] = player_key
-    store.create()
-    assert store.session_key is not None
-    return store.session_key
+    from game import services
+    from game.models import Game, new_player_key
 
-
-# ---------------------------------------------------------------- (b) screens without sockets
-
-
-class Sink:
-    """Stands in for the socket: remembers the size of what a screen would be sent."""
-
-    def __init__(self) -> None:
-        self.sizes: list[int] = []
-
-    async def __call__(self, message: dict[str, Any]) -> None:
-        self.sizes.append(len(message.get("text") or ""))
-
-
-@dataclass
-class Screen:
-    kind: str  # "table (host)", "phone", "table (spectator)"
-    consumer: GameConsumer
-    sink: Sink
-    queries: QueryCounter
-
-
-def screen_kinds(screens: int) -> list[tuple[str, int | None]]:
-    """The host's table, then one phone a seat, then spectator tables."""
-    kinds: list[tuple[str, int | None]] = [("table (host)", None)]
-    for position in range(screens - 1):
-        kinds.append(("phone", position) if position < SEATS else ("table (spectator)", None))
-    return kinds[:screens]
-
-
-def make_screens(table: Table, screens: int) -> list[Screen]:
-    """Consumers set up as a connected screen of this game would be (no socket)."""
-    made = []
-    for kind, position in screen_kinds(screens):
-        consumer = GameConsumer()
-        consumer.scope = {"headers": [(b"host", b"127.0.0.1:8000")], "cookies": {}}
-        consumer.game_id = table.game_id
-        consumer.role = "table" if position is None else "seat"
-        consumer.seat_id = None if position is None else table.seat_ids[position]
-        consumer.is_host = kind == "table (host)"
-        if position is not None:
-            consumer.player_key = table.keys[position]
-        else:
-            consumer.player_key = table.host_key if consumer.is_host else ""
-        consumer.language = "en"
-        sink = Sink()
-        consumer.base_send = sink
-        queries = QueryCounter()
-        render = consumer.render
-
-        def counted(render: Callable[[], str] = render, queries: QueryCounter = queries) -> str:
-            with connection.execute_wrapper(queries):
-                return render()
-
-        consumer.render = counted  # type: ignore[method-assign]
-        made.append(Screen(kind, consumer, sink, queries))
-    return made
-
-
-@dataclass
-class RenderStats:
-    requests: int = 0  # shared regions asked of the cache
-    renders: int = 0  # shared regions actually rendered
-
-    def counting(self, key: tuple[Any, ...], render: Callable[[], str]) -> str:
-        self.requests += 1
-
-        def counted() -> str:
-            self.renders += 1
-            return render()
-
-        return ORIGINAL_CACHED(key, counted)
-
-
-ORIGINAL_CACHED = rendering.cached
-
-
-# ---------------------------------------------------------------- (c) a minimal websocket client
-
-
-@contextlib.contextmanager
-def server(log: Path, cpu: int | None) -> Iterator[int]:
-    """Run the real server on this process's database, as a command error if it fails."""
     try:
-        with runserver(os.environ.copy(), log, settings.BASE_DIR, cpu) as port:
-            yield port
-    except RuntimeError as error:
-        raise CommandError(str(error)) from error
+        host_key = new_player_key()
+        game = services.create_game(host_key)
+        seed = SEED + number
+        Game.objects.filter(pk=game.pk).update(seed=seed)
+        keys = [new_player_key() for _ in range(SEATS - bots)]
+        for position, key in enumerate(keys):
+            services.join_game(game.id, key, f"Player {position + 1}")
+        for _bot in range(bots):
+            services.add_bot(game.id, host_key, "greedy")
+        services.start_game(game.id, host_key, first_player=0)
+        state = services.load_state(Game.objects.get(pk=game.id))
+        assert state is not None
+        cookies = []
+        for key in [host_key, *keys]:
+            store = SessionStore()
+            store["player_key"] = key
+            store.create()
+            assert store.session_key is not None
+            cookies.append(store.session_key)
+        return Table(game.code, cookies, state, _bots(seed))
+    finally:
+        connection.close()  # dealt from many threads: leave no connection open
+
+
+def bare_table(number: int) -> Table:
+    """The same game for the bare server, which keeps nothing but a version."""
+    seed = SEED + number
+    cookies = [secrets.token_hex(16) for _ in range(SEATS + 1)]
+    return Table(f"bare{number}", cookies, new_game(SEATS, seed, 0), _bots(seed))
+
+
+# ---------------------------------------------------------------- the client
 
 
 @dataclass
-class Client:
-    """The sockets of one game's screens, driven by one thread."""
+class Target:
+    """A server configuration under test: its processes and how to deal its games."""
 
-    table: Table
-    sockets: list[MiniWebSocket]
-    phones: dict[int, MiniWebSocket]
-    # Phones of seats that are not among the screens: they play and are drained, not timed.
-    extra: list[MiniWebSocket] = field(default_factory=list)
-    latencies: list[float] = field(default_factory=list)
-    error: str = ""
+    name: str
+    servers: list[Server]
+    deal: Callable[[int], Table]
 
-    def drive(self, until: float) -> None:
-        """Play greedy actions from the phones, waiting for every screen each time."""
-        state = self.table.state
-        try:
-            for _action in range(MAX_ACTIONS):
-                if clock() >= until or state.is_over:
-                    return
-                seat, action = self.table.choose()
-                target = state.moves + 1
-                start = clock()
-                self.phones[seat].send_json({"action": action.notation(), "version": state.moves})
-                for ws in self.sockets:
-                    ws.wait_version(target, start + SOCKET_TIMEOUT)
-                self.latencies.append(clock() - start)
-                for ws in self.extra:
-                    ws.wait_version(target, start + SOCKET_TIMEOUT)
-                apply_action(state, action, seat)
-        except (Closed, OSError) as error:
-            self.error = f"game {self.table.code}: {error}"
+    def cpu(self) -> float:
+        return sum(cpu_seconds(server.pid) for server in self.servers)
+
+    def rss(self) -> int:
+        return sum(rss_bytes(server.pid) for server in self.servers)
+
+
+_numbers = itertools.count(1)
+_numbers_lock = threading.Lock()
+
+
+def next_number() -> int:
+    with _numbers_lock:
+        return next(_numbers)
+
+
+@dataclass
+class Traffic:
+    """What the screens received, per change."""
+
+    changes: int = 0
+    tv_bytes: int = 0
+    tv_messages: int = 0
+    phone_bytes: int = 0
+    phone_messages: int = 0
+
+    def add(self, other: Traffic) -> None:
+        for name in ("changes", "tv_bytes", "tv_messages", "phone_bytes", "phone_messages"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+class Player:
+    """The five screens of one game, played by one thread; a finished game is replaced."""
+
+    def __init__(self, target: Target, slot: int) -> None:
+        self.target = target
+        self.slot = slot  # spreads the screens over the target's servers
+        self.table = target.deal(next_number())
+        self.screens: list[MiniWebSocket] = []
+        self.latencies: list[float] = []
+        self.traffic = Traffic()
+        self.replaced = 0
+        self.error = ""
+        self.connect()
+
+    def connect(self) -> None:
+        servers = self.target.servers
+        for index, cookie in enumerate(self.table.cookies):
+            port = servers[(self.slot * len(self.table.cookies) + index) % len(servers)].port
+            role = "table" if index == 0 else "seat"
+            self.screens.append(MiniWebSocket(port, f"/ws/game/{self.table.code}/{role}/", cookie))
+        for ws in self.screens:  # the first message is the whole current view
+            ws.wait_version(self.table.state.moves, clock() + WAIT)
+        self.reset_traffic()
+
+    def reset_traffic(self) -> None:
+        for ws in self.screens:
+            ws.messages = ws.received = 0
+
+    def count_traffic(self) -> None:
+        """Add what the screens received since the last reset; reset."""
+        tv, *phones = self.screens
+        self.traffic.tv_bytes += tv.received
+        self.traffic.tv_messages += tv.messages
+        self.traffic.phone_bytes += sum(ws.received for ws in phones)
+        self.traffic.phone_messages += sum(ws.messages for ws in phones)
+        self.reset_traffic()
 
     def close(self) -> None:
-        for ws in [*self.sockets, *self.extra]:
+        for ws in self.screens:
+            ws.close()
+        self.screens = []
+
+    def act(self) -> None:
+        """Play one action from the phone whose turn it is; wait until every screen shows it."""
+        state = self.table.state
+        seat, action = self.table.choose()
+        target = state.moves + 1
+        start = clock()
+        self.screens[1 + seat].send_json({"action": action.notation(), "version": state.moves})
+        for ws in self.screens:
+            ws.wait_version(target, start + WAIT)
+        self.latencies.append(clock() - start)
+        self.traffic.changes += 1
+        apply_action(state, action, seat)
+        if state.is_over:  # a fresh game, connected outside the timed part
+            self.count_traffic()
+            self.close()
+            self.table = self.target.deal(next_number())
+            self.replaced += 1
+            self.connect()
+
+    def run(self, until: float, period: float | None, offset: float = 0.0) -> None:
+        """Act until `until`: back to back, or once every `period` seconds from `offset`."""
+        due = clock() + offset
+        try:
+            for _action in range(MAX_ACTIONS):
+                if period is not None:
+                    time.sleep(max(0.0, min(due, until) - clock()))
+                    due = max(due + period, clock())
+                if clock() >= until:
+                    return
+                self.act()
+        except (Closed, OSError, AssertionError) as error:
+            self.error = f"game {self.table.code}: {error}"
+        finally:
+            with contextlib.suppress(OSError):
+                self.count_traffic()
+
+
+@dataclass
+class Phase:
+    """The figures of one measurement."""
+
+    actions: int
+    elapsed: float
+    cpu: float
+    latencies: list[float]
+    traffic: Traffic
+    replaced: int
+    errors: list[str]
+    load: str
+
+    @property
+    def rate(self) -> float:
+        return self.actions / self.elapsed if self.elapsed else 0.0
+
+
+def add_players(target: Target, players: list[Player], count: int) -> list[str]:
+    """Connect games until there are `count`, and play one untimed action in each new one.
+
+    In parallel: a slow server connects slowly. The untimed action also lets what the
+    connections caused (seats shown as present) reach the screens before anything is
+    counted. Returns why games could not join (they are left out).
+    """
+
+    def new_player(slot: int) -> Player | str:
+        try:
+            player = Player(target, slot)
+        except (Closed, OSError) as error:
+            return f"a game could not connect: {error}"
+        try:
+            player.act()
+        except (Closed, OSError) as error:
+            player.close()
+            return f"game {player.table.code} could not play: {error}"
+        return player
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        joined = list(pool.map(new_player, range(len(players), count)))
+    players.extend(p for p in joined if isinstance(p, Player))
+    return [p for p in joined if isinstance(p, str)]
+
+
+def measure(
+    target: Target, players: list[Player], seconds: float, period: float | None = None
+) -> Phase:
+    for player in players:
+        player.latencies.clear()
+        player.traffic = Traffic()
+        player.replaced = 0
+        player.error = ""
+        player.reset_traffic()
+    offsets = [(period or 0.0) * index / len(players) for index in range(len(players))]
+    cpu, started = target.cpu(), clock()
+    until = started + seconds
+    threads = [
+        threading.Thread(target=p.run, args=(until, period, offset), daemon=True)
+        for p, offset in zip(players, offsets, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=seconds + WAIT + 60)
+    elapsed, cpu = clock() - started, target.cpu() - cpu
+    traffic = Traffic()
+    for player in players:
+        traffic.add(player.traffic)
+    latencies = [t for p in players for t in p.latencies]
+    errors = [p.error for p in players if p.error]
+    replaced = sum(p.replaced for p in players)
+    return Phase(len(latencies), elapsed, cpu, latencies, traffic, replaced, errors, load())
+
+
+def memory_per_socket(target: Target, table: Table, count: int) -> float:
+    """The server's RSS growth per extra idle TV socket on a game (bytes)."""
+    before = target.rss()
+    extra: list[MiniWebSocket] = []
+    try:
+        for index in range(count):
+            port = target.servers[index % len(target.servers)].port
+            ws = MiniWebSocket(port, f"/ws/game/{table.code}/table/", secrets.token_hex(16))
+            extra.append(ws)
+            ws.wait_version(table.state.moves, clock() + WAIT)
+        return (target.rss() - before) / max(1, count)
+    finally:
+        for ws in extra:
             ws.close()
 
 
@@ -286,406 +382,386 @@ class Client:
 
 
 class Command(BaseCommand):
-    help = (
-        "Benchmark play(), rendering and websocket fan-out of one server on a throwaway database."
-    )
+    help = "Benchmark the server against bare Channels fan-out over real websockets."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--games", type=int, default=20, help="games at a time (4 seats each)")
         parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
         parser.add_argument(
-            "--screens", type=int, default=5, help="screens a game: host table, phones, spectators"
+            "--games", type=int, default=100, help="games acting once a second each"
         )
         parser.add_argument(
-            "--no-sockets", action="store_true", help="skip (c), the real server and websockets"
+            "--busy-games", type=int, default=10, help="games acting back to back (throughput)"
+        )
+        parser.add_argument(
+            "--idle-sockets", type=int, default=200, help="extra sockets for memory per socket"
+        )
+        parser.add_argument(
+            "--quick", action="store_true", help="a smoke test: tiny sizes, about a minute"
+        )
+        parser.add_argument(
+            "--no-scale", action="store_true", help="skip the two-worker Redis + PostgreSQL run"
+        )
+        parser.add_argument(
+            "--postgres-url",
+            default=POSTGRES_URL,
+            help="PostgreSQL server for the two-worker run (a throwaway database is made on it)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if options["games"] < 1 or options["screens"] < 1 or not options["seconds"] > 0:
-            raise CommandError("--games and --screens must be at least 1, --seconds above 0.")
-        if os.environ.get(CHILD_ENV):
-            self.child(options)
+        if options["quick"]:
+            options.update(QUICK)
+        if min(options["games"], options["busy_games"], options["idle_sockets"]) < 1:
+            raise CommandError("--games, --busy-games and --idle-sockets must be at least 1.")
+        if not options["seconds"] > 0:
+            raise CommandError("--seconds must be above 0.")
+        part = os.environ.get(CHILD_ENV)
+        if part == "sqlite":
+            self.sqlite_part(options)
+        elif part == "scale":
+            self.scale_part(options)
         else:
             self.parent(options)
 
     def line(self, text: str) -> None:
         self.stdout.write(text)
 
-    # ------------------------------------------------------------ parent: a throwaway database
+    # ------------------------------------------------------------ parent: throwaway databases
 
     def parent(self, options: dict[str, Any]) -> None:
-        """Re-run this command in a child process whose database is a temporary file."""
-        with tempfile.TemporaryDirectory(prefix="splendor-bench-") as tmp:
-            db_path = Path(tmp) / "bench.sqlite3"
-            env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-            env.update(
-                {
-                    CHILD_ENV: str(db_path),
-                    "SPLENDOR_DB_PATH": str(db_path),
-                    # Shared with the server of (c), so its sessions are valid there; also
-                    # keeps the child from writing a .secret_key.
-                    "SPLENDOR_SECRET_KEY": "bench-" + secrets.token_urlsafe(24),
-                    "DJANGO_SETTINGS_MODULE": os.environ.get(
-                        "DJANGO_SETTINGS_MODULE", "splendor_site.settings"
-                    ),
-                    "PYTHONUNBUFFERED": "1",
-                }
-            )
-            command = [
-                sys.executable,
-                str(Path(settings.BASE_DIR) / "manage.py"),
-                "bench_web",
-                f"--games={options['games']}",
-                f"--seconds={options['seconds']}",
-                f"--screens={options['screens']}",
-            ]
-            if options["no_sockets"]:
-                command.append("--no-sockets")
-            # Three measurements, set-up and the server's start; then the child is stopped.
-            limit = 3 * options["seconds"] + 120 + 2 * options["games"]
-            process = subprocess.Popen(
-                command,
-                cwd=settings.BASE_DIR,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                # Its own process group: stopping it also stops the server of (c).
-                start_new_session=hasattr(os, "killpg"),
-            )
-
-            def stop() -> None:
-                if process.poll() is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        if hasattr(os, "killpg"):
-                            os.killpg(process.pid, signal.SIGKILL)
-                        else:
-                            process.kill()
-
-            watchdog = threading.Timer(limit, stop)
-            watchdog.start()
-            try:
-                assert process.stdout is not None
-                for text in process.stdout:
-                    self.line(text.rstrip("\n"))
-                code = process.wait(timeout=limit)
-            finally:
-                watchdog.cancel()
-                stop()
-                process.wait()
-            if code != 0:
-                self.stdout.flush()
-                raise CommandError(f"the benchmark failed (exit code {code}).")
-
-    # ------------------------------------------------------------ child: measure
-
-    def child(self, options: dict[str, Any]) -> None:
-        database = settings.DATABASES["default"]
-        if database["ENGINE"] != "django.db.backends.sqlite3" or str(database["NAME"]) != str(
-            os.environ[CHILD_ENV]
-        ):
-            raise CommandError("Refusing to run: the database is not the throwaway file.")
-        call_command("migrate", interactive=False, verbosity=0)
-        games: int = options["games"]
-        seconds: float = options["seconds"]
-        screens: int = options["screens"]
-        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-        layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
-        kinds = [kind for kind, _position in screen_kinds(screens)]
         self.line(f"Python {sys.version.split()[0]} ({platform.python_implementation()})")
         self.line(f"Platform {platform.platform()}, {platform.machine()}")
-        self.line(f"Cores: {os.cpu_count()} ({usable or '?'} usable by this process)")
-        self.line("Wall-clock figures vary on a busy machine; the CPU-time figures are steadier.")
+        usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
+        self.line(f"Cores: {os.cpu_count()} ({usable} usable); load average {load()} (1/5/15 min)")
         self.line(
-            f"Database: {database['NAME']} (throwaway SQLite), CONN_MAX_AGE "
-            f"{database.get('CONN_MAX_AGE', 0)}, DEBUG {settings.DEBUG}; channel layer {layer}"
+            f"Sizes: {options['seconds']:g} s a measurement; 1 game, {options['busy_games']} "
+            f"busy games, {options['games']} games at 1 action/s, {options['idle_sockets']} "
+            "idle sockets; 5 screens a game (TV + 4 phones)"
         )
-        self.line(
-            f"Games: {games} at a time, {SEATS} phones each (greedy choices, not timed); "
-            f"{screens} screens a game: "
-            + ", ".join(f"{kinds.count(k)} {k}" for k in dict.fromkeys(kinds))
-        )
-        with one_core() as pinned:
-            self.line(f"(a), (b): {pinned}")
-            asyncio.run(self.measure_in_process(games, seconds, screens))
-        if options["no_sockets"]:
-            self.line("(c) fan-out: skipped (--no-sockets)")
-        else:
-            self.measure_sockets(games, seconds, screens)
+        with tempfile.TemporaryDirectory(prefix="splendor-bench-") as tmp:
+            db_path = Path(tmp) / "bench.sqlite3"
+            self.run_child("sqlite", options, {"SPLENDOR_DB_PATH": str(db_path)}, Path(tmp))
+            if options["no_scale"]:
+                self.line("Two workers: skipped (--no-scale)")
+                return
+            missing = [
+                name
+                for name, port in (("PostgreSQL", 5432), ("Redis", 6379))
+                if not listening(port)
+            ]
+            if missing:
+                self.line(f"Two workers: skipped ({' and '.join(missing)} not on 127.0.0.1)")
+                return
+            with postgres_database(options["postgres_url"]) as url, redis_db(REDIS_DB) as redis:
+                extra = {"DATABASE_URL": url, "REDIS_URL": redis}
+                self.run_child("scale", options, extra, Path(tmp))
 
-    async def measure_in_process(self, games: int, seconds: float, screens: int) -> None:
-        """(a) and (b): the consumers' path, from an event loop, without sockets."""
-        deal = database_sync_to_async(deal_table)
-        tables = [await deal(number) for number in range(games)]
-        dealt = len(tables)
-        finished = 0
-
-        async def advance(index: int, table: Table) -> Table:
-            """Replace a finished game by a fresh one."""
-            nonlocal dealt, finished
-            if not table.state.is_over:
-                return table
-            finished += 1
-            dealt += 1
-            tables[index] = await deal(dealt)
-            return tables[index]
-
-        # (a) play(); one untimed action first (imports, first queries)
-        seat, action = tables[0].choose()
-        await database_sync_to_async(timed_play)(
-            tables[0].game_id, tables[0].keys[seat], action.notation(), tables[0].state.moves
-        )
-        apply_action(tables[0].state, action, seat)
-        inner: list[float] = []
-        outer: list[float] = []
-        cpu = 0.0
-        queries = 0
-        until = clock() + seconds
-        for count in range(MAX_ACTIONS):
-            if clock() >= until:
-                break
-            index = count % len(tables)
-            table = tables[index]
-            seat, action = table.choose()
-            start, start_cpu = clock(), cpu_clock()
-            took, statements = await database_sync_to_async(timed_play)(
-                table.game_id, table.keys[seat], action.notation(), table.state.moves
-            )
-            outer.append(clock() - start)
-            cpu += cpu_clock() - start_cpu
-            inner.append(took)
-            queries += statements
-            apply_action(table.state, action, seat)
-            await advance(index, table)
-        actions = len(outer)
-        self.line(
-            f"(a) play(): {actions / sum(outer):,.0f} actions/s ({actions} actions over "
-            f"{games} games, one at a time through the database thread); latency "
-            f"{spread(outer)} as awaited, {spread(inner)} inside play()"
-        )
-        self.line(
-            f"(a) play() CPU: {ms(cpu / actions)} a play ({actions / cpu:,.0f} actions per "
-            f"CPU-second); {queries / actions:.1f} SQL statements a play; "
-            f"{finished} games finished"
-        )
-
-        # (b) render per change
-        await self.measure_renders(tables, seconds, screens, deal)
-
-    async def measure_renders(
-        self,
-        tables: list[Table],
-        seconds: float,
-        screens: int,
-        deal: Callable[[int], Awaitable[Table]],
+    def run_child(
+        self, part: str, options: dict[str, Any], extra: dict[str, str], tmp: Path
     ) -> None:
-        def connect(table: Table) -> dict[str, list[Screen]]:
-            for seat_id in table.seat_ids:  # the phones are online: no rejoin QR codes
-                presence.arrive(table.game_id, seat_id)
-            return {
-                "cached": make_screens(table, screens),
-                "uncached": make_screens(table, screens),
+        """Run one part in a child process on its own database; stop it if it overruns."""
+        env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+        env.update(extra)
+        env.update(
+            {
+                CHILD_ENV: part,
+                "SPLENDOR_BENCH_WEB_TMP": str(tmp),
+                # Shared with the servers, so the sessions the child makes are valid there;
+                # also keeps anyone from writing a .secret_key.
+                "SPLENDOR_SECRET_KEY": "bench-" + secrets.token_urlsafe(24),
+                "SPLENDOR_DEBUG": "0",  # as a server should run: no query log, no debug pages
+                "SPLENDOR_BOT_DELAY": "0",
+                "DJANGO_SETTINGS_MODULE": os.environ.get(
+                    "DJANGO_SETTINGS_MODULE", "splendor_site.settings"
+                ),
+                "PYTHONUNBUFFERED": "1",
             }
+        )
+        command = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "bench_web"]
+        for name in ("seconds", "games", "busy_games", "idle_sockets"):
+            command.append(f"--{name.replace('_', '-')}={options[name]}")
+        # Four measurements a server, two servers, connecting, start-up; then it is stopped.
+        limit = 10 * options["seconds"] + 6 * WAIT + 300 + 3 * options["games"]
+        code = run_child(command, env, Path(settings.BASE_DIR), limit, self.line)
+        if code != 0:
+            self.stdout.flush()
+            raise CommandError(f"the benchmark's {part} part failed (exit code {code}).")
 
-        views = [connect(table) for table in tables]
-        # Warm up (template loading and compiling), untimed: one view for every screen kind.
-        for screen in views[0]["uncached"]:
-            await screen.consumer.send_view()
-        for screen in views[0]["uncached"]:
-            screen.sink.sizes.clear()
-            screen.queries.count = 0
-            screen.consumer.last_html = ""
-        dealt = 10_000
-        per_change: dict[str, list[float]] = {"cached": [], "uncached": []}
-        cpu = {"cached": 0.0, "uncached": 0.0}
-        per_kind: dict[str, list[float]] = {}
-        stats = {"cached": RenderStats(), "uncached": RenderStats()}
-        until = clock() + seconds
-        with mock.patch.object(rendering, "cached") as patched:
-            for count in range(MAX_ACTIONS):
-                if clock() >= until:
-                    break
-                index = count % len(tables)
-                table = tables[index]
-                seat, action = table.choose()
-                await database_sync_to_async(services.play)(
-                    table.game_id, table.keys[seat], action.notation(), table.state.moves
-                )
-                apply_action(table.state, action, seat)
-                # Alternate which pass goes first, so neither always finds warm caches.
-                modes = ("cached", "uncached") if count % 2 == 0 else ("uncached", "cached")
-                for mode in modes:
-                    patched.side_effect = stats[mode].counting
-                    rendering.clear_cache()  # the other pass must not have filled it
-                    total = 0.0
-                    start_cpu = cpu_clock()
-                    for screen in views[index][mode]:
-                        if mode == "uncached":
-                            rendering.clear_cache()
-                        start = clock()
-                        await screen.consumer.send_view()
-                        took = clock() - start
-                        total += took
-                        if mode == "cached":
-                            per_kind.setdefault(screen.kind, []).append(took)
-                    per_change[mode].append(total)
-                    cpu[mode] += cpu_clock() - start_cpu
-                if table.state.is_over:
-                    dealt += 1
-                    tables[index] = await deal(dealt)
-                    views[index] = connect(tables[index])
-        rendering.clear_cache()
-        changes = len(per_change["cached"])
-        if not changes:
-            self.line("(b) render per change: no change measured")
-            return
-        cached, uncached = per_change["cached"], per_change["uncached"]
-        mean_cached, mean_uncached = sum(cached) / changes, sum(uncached) / changes
-        every = [s for v in views for s in v["cached"]]
-        sizes = [size for s in every for size in s.sink.sizes]
-        statements = sum(s.queries.count for s in every) / max(
-            1, sum(len(s.sink.sizes) for s in every)
-        )
-        self.line(
-            f"(b) render per change ({screens} screens, {changes} changes): "
-            f"{ms(mean_cached)} mean, {spread(cached)}; {ms(mean_cached / screens)} a screen; "
-            f"{sum(sizes) / max(1, len(sizes)) / 1024:.1f} KB a screen; "
-            f"{statements:.1f} SQL statements a screen"
-        )
-        kb = {
-            kind: [size / 1024 for s in every if s.kind == kind for size in s.sink.sizes]
-            for kind in per_kind
-        }
-        self.line(
-            "(b) per screen kind: "
-            + "; ".join(
-                f"{kind} {ms(sum(times) / len(times))} mean, {spread(times)}, "
-                f"{sum(kb[kind]) / max(1, len(kb[kind])):.1f} KB"
-                for kind, times in per_kind.items()
-            )
-        )
-        shared, rendered = stats["cached"].requests / changes, stats["cached"].renders / changes
-        saved = mean_uncached - mean_cached
-        self.line(
-            f"(b) shared cache: {rendered:.1f} of {shared:.1f} shared regions rendered a change "
-            f"({shared - rendered:.1f} renders saved); cache cleared before every screen: "
-            f"{ms(mean_uncached)} a change ({spread(uncached)}), so the cache saves "
-            f"{ms(saved)} a change ({saved / mean_uncached:.0%})"
-        )
-        cpu_cached, cpu_uncached = cpu["cached"] / changes, cpu["uncached"] / changes
-        self.line(
-            f"(b) render CPU: {ms(cpu_cached)} a change with the cache "
-            f"({ms(cpu_cached / screens)} a screen), {ms(cpu_uncached)} without "
-            f"({1 - cpu_cached / cpu_uncached:.0%} saved)"
-        )
+    # ------------------------------------------------------------ child: SQLite, project vs bare
 
-    # ------------------------------------------------------------ (c) real sockets
+    def server_env(self) -> dict[str, str]:
+        return {k: v for k, v in os.environ.items() if k != CHILD_ENV}
 
-    def measure_sockets(self, games: int, seconds: float, screens: int) -> None:
-        tables = [deal_table(50_000 + number) for number in range(games)]
-        for table in tables:
-            for key in [table.host_key, *table.keys]:
-                table.sessions[key] = new_session(key)
+    def sqlite_part(self, options: dict[str, Any]) -> None:
+        database = settings.DATABASES["default"]
+        if database["ENGINE"] != "django.db.backends.sqlite3" or not str(
+            database["NAME"]
+        ).startswith(os.environ["SPLENDOR_BENCH_WEB_TMP"]):
+            raise CommandError("Refusing to run: the database is not the throwaway file.")
+        call_command("migrate", interactive=False, verbosity=0)
+        layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         server_cpu = cpus[0] if len(cpus) >= 2 else None
         where = (
-            f"server pinned to CPU {server_cpu}, clients on the other {len(cpus) - 1}"
+            f"each server pinned to CPU {server_cpu}, the client on the others"
             if server_cpu is not None
-            else "server and clients share the CPUs"
+            else "servers and client share the CPUs"
         )
-        # Next to the database, in the directory the parent process removes.
-        log = Path(os.environ[CHILD_ENV]).parent / "server.log"
-        with server(log, server_cpu) as port, self.client_cpus(cpus, server_cpu):
-            clients: list[Client] = []
-            try:
-                try:
-                    for table in tables:
-                        clients.append(self.connect(table, port, screens))
-                except (Closed, OSError) as error:
-                    raise CommandError(
-                        f"(c) could not connect: {error}\n{log.read_text()[-1500:]}"
-                    ) from None
-                sockets = sum(len(c.sockets) for c in clients)
-                self.line(f"(c) {sockets} websockets to runserver (Daphne) on port {port}; {where}")
-                alone = clients[0]
-                alone.drive(clock() + seconds / 3)
-                single = list(alone.latencies)
-                self.report_fanout("one game alone", single, seconds / 3, [alone])
-                for client in clients:
-                    client.latencies.clear()
-                until = clock() + 2 * seconds / 3
-                started = clock()
-                threads = [
-                    threading.Thread(target=c.drive, args=(until,), daemon=True) for c in clients
-                ]
-                for thread in threads:
-                    thread.start()
-                for thread in threads:
-                    thread.join(timeout=2 * seconds / 3 + SOCKET_TIMEOUT + 5)
-                elapsed = clock() - started
-                every = [t for c in clients for t in c.latencies]
-                self.report_fanout(
-                    f"all {games} games at once, each acting as soon as its screens "
-                    "show its last action",
-                    every,
-                    elapsed,
-                    clients,
-                )
-            finally:
-                for client in clients:
-                    client.close()
-            errors = [c.error for c in clients if c.error]
-            if errors:
-                self.line(f"(c) server log tail:\n{log.read_text()[-1500:]}")
-
-    @contextlib.contextmanager
-    def client_cpus(self, cpus: list[int], server_cpu: int | None) -> Iterator[None]:
-        """Keep this process (the clients) off the server's CPU while it runs."""
-        if server_cpu is None:
-            yield
-            return
-        os.sched_setaffinity(0, set(cpus) - {server_cpu})
-        try:
-            yield
-        finally:
-            os.sched_setaffinity(0, set(cpus))
-
-    def connect(self, table: Table, port: int, screens: int) -> Client:
-        path = f"/ws/game/{table.code}"
-        sockets: list[MiniWebSocket] = []
-        phones: dict[int, MiniWebSocket] = {}
-        for kind, position in screen_kinds(screens):
-            if kind == "phone":
-                assert position is not None
-                ws = MiniWebSocket(port, f"{path}/seat/", table.sessions[table.keys[position]])
-                phones[position] = ws
-            elif kind == "table (host)":
-                ws = MiniWebSocket(port, f"{path}/table/", table.sessions[table.host_key])
-            else:
-                ws = MiniWebSocket(port, f"{path}/table/", new_session(None))
-            sockets.append(ws)
-        client = Client(table, sockets, phones)
-        # Seats without a phone screen (--screens below 5) still need a socket to play from.
-        for position in range(SEATS):
-            if position not in phones:
-                ws = MiniWebSocket(port, f"{path}/seat/", table.sessions[table.keys[position]])
-                phones[position] = ws
-                client.extra.append(ws)
-        for ws in [*sockets, *client.extra]:  # the first message is the whole current view
-            ws.wait_version(table.state.moves, clock() + SOCKET_TIMEOUT)
-        return client
-
-    def report_fanout(
-        self, label: str, latencies: list[float], elapsed: float, clients: list[Client]
-    ) -> None:
-        errors = [c.error for c in clients if c.error]
-        finished = sum(c.table.state.is_over for c in clients)
-        if not latencies:
-            self.line(f"(c) fan-out, {label}: no action completed; {'; '.join(errors)}")
-            return
         self.line(
-            f"(c) fan-out, {label}: {len(latencies) / elapsed:,.0f} actions/s "
-            f"({len(latencies)} actions); until every screen has it {spread(latencies)}"
-            + (f"; {finished} games finished" if finished else "")
-            + (f"; {len(errors)} errors: {'; '.join(errors[:3])}" if errors else "")
+            f"Part 1: one Daphne process, throwaway SQLite, {layer}, "
+            f"DEBUG {settings.DEBUG}; {where}"
         )
+        tmp = Path(os.environ["SPLENDOR_BENCH_WEB_TMP"])
+        results: dict[str, dict[str, Any]] = {}
+        with client_cpus(cpus, server_cpu):
+            for name, app, deal in (
+                ("project", PROJECT_APP, project_table),
+                ("bare", BARE_APP, bare_table),
+            ):
+                log = tmp / f"{name}.log"
+                env = self.server_env()
+                if name == "bare":
+                    env.pop("DJANGO_SETTINGS_MODULE", None)
+                with daphne(app, env, log, Path(settings.BASE_DIR), server_cpu) as server:
+                    try:
+                        results[name] = self.measure_target(Target(name, [server], deal), options)
+                    except (Closed, OSError) as error:
+                        raise CommandError(f"{name}: {error}\n{log.read_text()[-2000:]}") from None
+                    errors = results[name]["errors"]
+                    if errors:
+                        self.line(f"{name} server log tail:\n{log.read_text()[-1500:]}")
+        self.print_table(results["project"], results["bare"])
+
+    def measure_target(self, target: Target, options: dict[str, Any]) -> dict[str, Any]:
+        seconds = options["seconds"]
+        players: list[Player] = []
+        left_out: list[str] = []
+        phases: dict[str, Phase] = {}
+        try:
+            left_out += add_players(target, players, 1)
+            if not players:
+                raise CommandError(f"{target.name}: {left_out[0]}")
+            # First, while the server has freed nothing it could reuse for the new sockets.
+            memory = memory_per_socket(target, players[0].table, options["idle_sockets"])
+            for label, games, period in (
+                ("alone", 1, None),
+                ("busy", options["busy_games"], None),
+                ("paced", options["games"], 1.0),
+            ):
+                left_out += add_players(target, players, games)
+                phases[label] = phase = measure(target, players[:games], seconds, period)
+                pace = "once a second each" if period else "back to back"
+                self.line(
+                    f"{target.name}: {len(players[:games])} game(s) acting {pace}, "
+                    f"{phase.actions} actions measured, {len(phase.errors)} games stopped"
+                    + (f" ({phase.errors[0]})" if phase.errors else "")
+                )
+        finally:
+            for player in players:
+                player.close()
+        if left_out:
+            self.line(f"{target.name}: {len(left_out)} games left out: {left_out[0]}")
+        errors = [e for phase in phases.values() for e in phase.errors] + left_out
+        return {**phases, "memory": memory, "errors": errors}
+
+    def print_table(self, project: dict[str, Any], bare: dict[str, Any]) -> None:
+        rows: list[tuple[str, float, float, Callable[[float], str], str]] = []
+
+        def row(
+            label: str,
+            key: Callable[[dict[str, Any]], float],
+            show: Callable[[float], str],
+            target: str = "",
+        ) -> None:
+            rows.append((label, key(project), key(bare), show, target))
+
+        def kb(value: float) -> str:
+            return f"{value / 1024:.1f} KB"
+
+        def rate(value: float) -> str:
+            return f"{value:,.1f}/s"
+
+        def share(value: float) -> str:
+            return f"{value:.0%}"
+
+        def count(value: float) -> str:
+            return f"{value:.2f}"
+
+        def per_change(phase: Phase, name: str, screens: int) -> float:
+            return float(getattr(phase.traffic, name)) / max(1, phase.traffic.changes) / screens
+
+        busy = "busy"
+        row("1 game: latency p50", lambda r: percentile(r["alone"].latencies, 0.5), ms)
+        row(
+            "1 game: latency p99",
+            lambda r: percentile(r["alone"].latencies, 0.99),
+            ms,
+            "<= 5x bare",
+        )
+        row("busy games: actions/s (wall)", lambda r: r[busy].rate, rate)
+        row(
+            "busy games: actions per server CPU-second",
+            lambda r: r[busy].actions / r[busy].cpu if r[busy].cpu else 0.0,
+            rate,
+            ">= 120/s",
+        )
+        row(
+            "busy games: server CPU per action",
+            lambda r: r[busy].cpu / max(1, r[busy].actions),
+            ms,
+            "<= 8 ms",
+        )
+        row("paced games: sustained actions/s", lambda r: r["paced"].rate, rate, "= games/s")
+        row(
+            "paced games: latency p99",
+            lambda r: percentile(r["paced"].latencies, 0.99),
+            ms,
+            "<= 150 ms",
+        )
+        row(
+            "paced games: server CPU, share of one core",
+            lambda r: r["paced"].cpu / r["paced"].elapsed,
+            share,
+            "<= 70%",
+        )
+        row("bytes per change, TV", lambda r: per_change(r[busy], "tv_bytes", 1), kb, "<= 8 KB")
+        row(
+            "bytes per change, phone",
+            lambda r: per_change(r[busy], "phone_bytes", SEATS),
+            kb,
+            "<= 6 KB",
+        )
+        row("messages per change, TV", lambda r: per_change(r[busy], "tv_messages", 1), count)
+        row(
+            "messages per change, phone",
+            lambda r: per_change(r[busy], "phone_messages", SEATS),
+            count,
+        )
+        row("server memory per socket", lambda r: r["memory"], kb, "<= 60 KB")
+
+        self.line(f"{'':44} {'project':>12} {'bare':>12} {'project/bare':>13}  target")
+        for label, mine, theirs, show, target in rows:
+            ratio = f"{mine / theirs:,.3g}x" if theirs else "-"
+            self.line(f"{label:44} {show(mine):>12} {show(theirs):>12} {ratio:>13}  {target}")
+        for name, result in (("project", project), ("bare", bare)):
+            alone, busy_phase, paced = result["alone"], result[busy], result["paced"]
+            self.line(
+                f"{name}: {alone.actions} + {busy_phase.actions} + {paced.actions} actions "
+                f"measured; {busy_phase.replaced + paced.replaced} finished games replaced; "
+                f"{len(result['errors'])} games stopped; load average after each: "
+                f"{alone.load} | {busy_phase.load} | {paced.load}"
+            )
+
+    # ------------------------------------------------------------ child: two workers
+
+    def scale_part(self, options: dict[str, Any]) -> None:
+        database = settings.DATABASES["default"]
+        if database["ENGINE"] != "django.db.backends.postgresql" or not str(
+            database["NAME"]
+        ).startswith("splendor_bench_"):
+            raise CommandError("Refusing to run: the database is not the throwaway one.")
+        call_command("migrate", interactive=False, verbosity=0)
+        tmp = Path(os.environ["SPLENDOR_BENCH_WEB_TMP"])
+        games, seconds = options["busy_games"], options["seconds"]
+        self.line(
+            f"Part 2: the project on PostgreSQL + Redis, {games} busy games, screens spread "
+            "over the workers, nothing pinned"
+        )
+        phases: dict[int, Phase] = {}
+        for workers in (1, 2):
+            with contextlib.ExitStack() as stack:
+                servers = [
+                    stack.enter_context(
+                        daphne(
+                            PROJECT_APP,
+                            self.server_env(),
+                            tmp / f"worker{index}.log",
+                            Path(settings.BASE_DIR),
+                        )
+                    )
+                    for index in range(workers)
+                ]
+                target = Target(f"{workers} workers", servers, project_table)
+                players: list[Player] = []
+                try:
+                    left_out = add_players(target, players, games)
+                    phase = measure(target, players, seconds)
+                    phase.errors += left_out
+                except (Closed, OSError) as error:
+                    raise CommandError(f"{workers} workers: {error}") from None
+                finally:
+                    for player in players:
+                        player.close()
+            phases[workers] = phase
+            self.line(
+                f"{workers} worker{'s' if workers > 1 else ''}: {phase.rate:,.1f} actions/s, "
+                f"p99 {ms(percentile(phase.latencies, 0.99))}, server CPU "
+                f"{ms(phase.cpu / max(1, phase.actions))} an action; "
+                f"{len(phase.errors)} games stopped; load average {phase.load}"
+                + (f"; {phase.errors[0]}" if phase.errors else "")
+            )
+        one, two = phases[1].rate, phases[2].rate
+        ratio = f"{two / one:.2f}x" if one else "-"
+        self.line(f"Two workers / one worker: {ratio} (target >= 1.6x)")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+@contextlib.contextmanager
+def client_cpus(cpus: list[int], server_cpu: int | None) -> Iterator[None]:
+    """Keep this process (the client) off the servers' CPU while it runs."""
+    if server_cpu is None:
+        yield
+        return
+    os.sched_setaffinity(0, set(cpus) - {server_cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, set(cpus))
+
+
+def listening(port: int) -> bool:
+    try:
+        with socket.create_connection((LOOPBACK, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def postgres_database(admin_url: str) -> Iterator[str]:
+    """Create an empty PostgreSQL database, yield its URL, drop it afterwards."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"splendor_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+@contextlib.contextmanager
+def redis_db(index: int) -> Iterator[str]:
+    """Yield the URL of a Redis db for the channel layer; empty it afterwards.
+
+    Refuses a db that holds anything but channels' own keys: never flush someone else's data.
+    """
+    import redis
+
+    client = redis.Redis(host=LOOPBACK, port=6379, db=index, socket_timeout=5)
+    foreign = [key for key in client.scan_iter(count=1000) if not key.startswith(b"asgi")]
+    if foreign:
+        client.close()
+        raise CommandError(f"Redis db {index} holds other data: {foreign[:3]!r}")
+    try:
+        yield f"redis://{LOOPBACK}:6379/{index}"
+    finally:
+        with contextlib.suppress(redis.RedisError):
+            client.flushdb()
+        client.close()
