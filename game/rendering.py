@@ -22,6 +22,7 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 
 from game import presence
+from game.bot_levels import seat_name
 from game.engine import GameState, parse_action
 from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
 from game.engine.colours import NAMES
@@ -100,7 +101,7 @@ def load_snapshot(game_id: int) -> Snapshot:
     seats = tuple(
         SeatInfo(
             s.position,
-            s.name,
+            seat_name(s.name, s.is_bot, s.bot_kind, s.bot_number),
             s.is_bot,
             s.is_bot or s.pk in here,
             s.rejoin_code,
