@@ -26,6 +26,7 @@ OFFICIAL = "official"
 NO_GOLD_SMALL = "no-gold-small"
 PLAYING = "playing"
 OVER = "over"
+SEED_LIMIT = 2**63  # a seed is stored in a signed 64-bit column
 
 
 class RecordError(Exception):
@@ -205,8 +206,11 @@ def _record(fields: dict[str, str], seats: list[SeatRecord], moves: list[str]) -
     status = fields["result"]
     if status not in (PLAYING, OVER):
         raise RecordError(_("The record names an unknown result."))
+    seed = _int(fields["seed"], 0, "seed")
+    if not -SEED_LIMIT <= seed < SEED_LIMIT:
+        raise RecordError(_("The record's seed is too large."))
     return Record(
-        seed=_int(fields["seed"], 0, "seed"),
+        seed=seed,
         seats=seats,
         first_player=_int(fields["first-player"], 0, "first-player"),
         no_gold_small=fields.get("house-rule") == NO_GOLD_SMALL,

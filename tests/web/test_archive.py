@@ -139,6 +139,65 @@ def test_an_unreadable_record_is_refused(change: object) -> None:
         archive.read(change(text))
 
 
+SMALL = """format: splendor-record 1
+seed: 5
+first-player: 0
+seat 0: human Ada
+seat 1: bot easy
+moves: 1
+1. take:wug
+result: playing
+"""
+
+
+def test_a_small_handwritten_record_imports() -> None:
+    g = archive.store(archive.read(SMALL))
+    assert (g.seed, g.version, g.status) == (5, 1, Game.Status.PLAYING)
+    assert list(g.seats.values_list("name", "is_bot", "bot_kind", "bot_number")) == [
+        ("Ada", False, "", 0),
+        ("Bot 1", True, "easy", 1),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00\xff garbage",
+        SMALL.replace("seed: 5", "seed: 99999999999999999999"),
+        SMALL.replace("seed: 5", "seed: five"),
+        SMALL.replace("first-player: 0", "first-player: 7"),
+        SMALL.replace(
+            "seat 1: bot easy",
+            "seat 1: bot easy\nseat 2: human C\nseat 3: human D\nseat 4: human E",
+        ),
+        SMALL.replace("seat 1: bot easy\n", ""),
+        SMALL.replace("moves: 1", "moves: 2"),
+        SMALL.replace("result: playing", "result: won"),
+        SMALL.replace("result: playing", "result: over\npoints: 0 0\nwinners: 0 1"),
+        SMALL.replace("seed: 5", "seed: 5\nseed: 6"),
+        SMALL.replace("seat 0: human Ada", "seat 0: human    "),
+    ],
+)
+def test_a_broken_record_is_refused_with_a_reason_and_nothing_is_stored(text: str) -> None:
+    before = stored_rows()
+    with pytest.raises(archive.RecordError) as refused:
+        archive.store(archive.read(text))
+    assert refused.value.message
+    assert stored_rows() == before
+
+
+def test_a_move_after_the_end_is_refused() -> None:
+    text = archive.write(archive.record_of(finished_game()))
+    moves = int(next(ln for ln in text.splitlines() if ln.startswith("moves:")).split()[1])
+    extra = text.replace(f"moves: {moves}\n", f"moves: {moves + 1}\n").replace(
+        "result: over", f"{moves + 1}. take:wug\nresult: over"
+    )
+    with pytest.raises(archive.RecordError) as refused:
+        archive.store(archive.read(extra))
+    assert refused.value.message == f"Move {moves + 1} does not replay: The game is over."
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_replaying_finished_games_reproduces_their_stored_final_state(seed: int) -> None:
     g = finished_game(seed=seed, names=("Ada", "Bob"), bots=2)

@@ -14,7 +14,7 @@ from game.engine import new_game, parse_action
 from game.engine.rules import apply_action
 from game.models import Game
 from tests.web.helpers import card_ids, game, open_lobby, play_as, start, visible_cards
-from tests.web.test_archive import finished_game
+from tests.web.test_archive import finish, finished_game
 from tests.web.test_views import client_for, host_client
 
 pytestmark = pytest.mark.django_db
@@ -158,3 +158,12 @@ def test_a_replay_never_shows_a_blind_reserved_card_or_the_decks() -> None:
 
 def test_a_game_in_the_lobby_has_no_replay() -> None:
     assert Client().get(f"/replay/{open_lobby().code}/").status_code == 404
+
+
+def test_the_end_screen_offers_the_host_the_replay_and_the_record() -> None:
+    table = open_lobby(("Ada", "Bob"), seed=3)
+    finish(start(table, first_player=0))
+    page = host_client(table).get(f"/host/{table.code}/").content.decode()
+    assert f'href="/replay/{table.code}/" id="watch-replay"' in page
+    assert f'href="/games/{table.code}/record.txt"' in page
+    assert 'id="watch-replay"' not in Client().get(f"/host/{table.code}/").content.decode()
