@@ -122,9 +122,10 @@ def test_replay_steps_jumps_and_plays_by_itself(tv: Table, splendor_server: Serv
     expect(page.locator("#replay .end-screen")).to_be_visible()
     assert bank_shown(tv) == states[-1].bank
 
-    # Pause, then step by hand.
+    # Pause, then step by hand: slowly, so the first step is seen before the pause.
     page.locator("#replay-first").click()
     expect(replay).to_have_attribute("data-step", "0")
+    page.locator("#replay-speed").select_option("4000")
     play.click()
     expect(replay).to_have_attribute("data-step", "1", timeout=15000)
     play.click()
