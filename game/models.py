@@ -95,6 +95,8 @@ class Game(models.Model):
     # older version is refused instead of being applied twice.
     version = models.PositiveIntegerField(default=0)
     first_player = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Seconds a phone may be away on its turn before a bot plays for it; None: never.
+    stand_in_after = models.PositiveSmallIntegerField(null=True, blank=True)
     # The session key of the screen that created the game: only it runs the lobby.
     host_key = models.CharField(max_length=64, blank=True)
     # Set on a finished game when the same players start a rematch.
@@ -122,6 +124,9 @@ class Seat(models.Model):
     rejoin_code = models.CharField(max_length=8, default=new_rejoin_code)
     is_bot = models.BooleanField(default=False)
     bot_kind = models.CharField(max_length=32, blank=True)
+    # A bot's number among the game's bots: its name is rendered per language from
+    # its level and number (game.bot_levels.seat_name); 0 for humans and older bots.
+    bot_number = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["game", "position"]

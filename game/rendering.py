@@ -22,6 +22,7 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 
 from game import presence
+from game.bot_levels import seat_name
 from game.engine import GameState, parse_action
 from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
 from game.engine.colours import NAMES
@@ -37,7 +38,7 @@ from game.engine.projection import (
 from game.engine.state import STALEMATE_ROUNDS
 from game.models import Game
 from game.network import join_host
-from game.services import STAND_IN, load_state
+from game.services import STAND_IN, STAND_IN_CHOICES, load_state
 from game.templatetags.splendor import card as card_html
 from game.templatetags.splendor import chip, gem
 from game.templatetags.splendor import noble as noble_html
@@ -72,6 +73,7 @@ class Room:
     no_gold_small: bool
     next_code: str
     seats: tuple[SeatInfo, ...]
+    stand_in_after: int | None = None  # seconds away on one's turn before a bot plays
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +103,7 @@ def load_snapshot(game_id: int) -> Snapshot:
     seats = tuple(
         SeatInfo(
             s.position,
-            s.name,
+            seat_name(s.name, s.is_bot, s.bot_kind, s.bot_number),
             s.is_bot,
             s.is_bot or s.pk in here,
             s.rejoin_code,
@@ -117,6 +119,7 @@ def load_snapshot(game_id: int) -> Snapshot:
         no_gold_small=game.house_no_gold_small,
         next_code=game.next_game.code if game.next_game else "",
         seats=seats,
+        stand_in_after=game.stand_in_after,
     )
     return Snapshot(room=room, state=load_state(game))
 
@@ -268,6 +271,10 @@ def _common(view: GameView, snap: Snapshot) -> dict[str, Any]:
     }
 
 
+# The replay viewer builds the TV's table from its own snapshot of a past step.
+common_context = _common
+
+
 # ---------------------------------------------------------------- the table screen
 
 
@@ -280,6 +287,7 @@ def table_context(snap: Snapshot, *, is_host: bool, url: str, csrf: str = "") ->
         "qr": qr_svg(url),
         "seats": snap.seats,
         "can_start": 2 <= len(snap.seats) <= 4,
+        "stand_in_choices": STAND_IN_CHOICES,
     }
     if snap.state is not None:
         context.update(_common(view_for(snap.state, TABLE if is_host else SPECTATOR), snap))

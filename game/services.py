@@ -19,8 +19,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from game import names, presence, rejoin_guard
+from game.bot_levels import LEVELS, STAND_IN, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
-from game.engine.bots import make_bot
 from game.engine.rules import apply_action
 from game.engine.rules import replay as replay_moves
 from game.forms import read_code
@@ -30,9 +30,8 @@ log = logging.getLogger(__name__)
 
 MIN_SEATS = 2
 MAX_SEATS = 4
-BOT_KINDS = ("greedy", "random")
-# A bot playing for a human who left mid-game; their rejoin code takes the seat back.
-STAND_IN = "stand-in"
+# The levels the lobby offers, and the engine's older bot names.
+BOT_KINDS = (*LEVELS, "greedy", "random")
 NAME_MAX = names.NAME_MAX
 
 # Engine messages name colours in English; these translate them.
@@ -167,8 +166,8 @@ def _require_lobby(game: Game) -> None:
         raise Refused(_("This game has already started."))
 
 
-def add_bot(game_id: int, host_key: str, kind: str = "greedy") -> Seat:
-    """Fill the next empty seat with a bot."""
+def add_bot(game_id: int, host_key: str, kind: str = "medium") -> Seat:
+    """Fill the next empty seat with a bot of this level; screens name it per language."""
     if kind not in BOT_KINDS:
         raise Refused(_("There is no such bot."))
     with transaction.atomic():
@@ -178,11 +177,17 @@ def add_bot(game_id: int, host_key: str, kind: str = "greedy") -> Seat:
         count = game.seats.count()
         if count >= MAX_SEATS:
             raise Refused(_("The table is full: four players already."))
-        taken = set(game.seats.values_list("name", flat=True))
-        number = 1
-        while (name := _("Bot %(number)s") % {"number": number}) in taken:
-            number += 1
-        seat = Seat.objects.create(game=game, position=count, name=name, is_bot=True, bot_kind=kind)
+        taken = set(game.seats.values_list("bot_number", flat=True))
+        number = min(set(range(1, MAX_SEATS + 1)) - taken)
+        # The stored name is a language-neutral fallback; screens show seat_name().
+        seat = Seat.objects.create(
+            game=game,
+            position=count,
+            name=f"Bot {number}",
+            is_bot=True,
+            bot_kind=kind,
+            bot_number=number,
+        )
         _announce_after_commit(game.id)
         return seat
 
@@ -235,6 +240,7 @@ def rematch(game_id: int, host_key: str) -> Game:
         if game.status != Game.Status.OVER:
             raise Refused(_("The game is not over yet."))
         fresh = create_game(host_key, no_gold_small=game.house_no_gold_small)
+        fresh.stand_in_after = game.stand_in_after
         Seat.objects.bulk_create(
             Seat(
                 game=fresh,
@@ -243,6 +249,7 @@ def rematch(game_id: int, host_key: str) -> Game:
                 player_key=seat.player_key,
                 is_bot=seat.is_bot,
                 bot_kind=seat.bot_kind,
+                bot_number=seat.bot_number,
             )
             for seat in game.seats.all()
         )
@@ -317,6 +324,64 @@ def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
         return seat
 
 
+# ---------------------------------------------------------------- the automatic stand-in
+
+# Seconds a phone may be away on its turn before a bot plays for it (the lobby's choices).
+STAND_IN_CHOICES = (15, 30, 60, 120)
+
+
+def set_stand_in(game_id: int, host_key: str, seconds: int | None) -> Game:
+    """Let a bot play for a phone away `seconds` on its turn; None turns it off."""
+    if seconds is not None and seconds not in STAND_IN_CHOICES:
+        raise Refused(_("Choose one of the waiting times offered."))
+    with transaction.atomic():
+        game = _lock(game_id)
+        _require_host(game, host_key)
+        _require_lobby(game)
+        game.stand_in_after = seconds
+        game.save(update_fields=["stand_in_after", "updated_at"])
+        _announce_after_commit(game.id)
+        return game
+
+
+def stand_in_for_away(game_id: int, position: int, expected_version: int) -> bool:
+    """Let a bot play for the phone at `position`, away on its turn; False if nothing changed.
+
+    The caller has seen that phone away for the game's stand_in_after seconds
+    while the game stood at `expected_version`; a move since then means the
+    wait is over. The phone keeps its key, so reconnecting (take_seat_back) or
+    its rejoin code gives the seat back.
+    """
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game.stand_in_after is None or game.status != Game.Status.PLAYING:
+            return False
+        if game.version != expected_version or not game.state:
+            return False
+        seat = game.seats.filter(position=position).first()
+        if seat is None or seat.is_bot or game.state["current"] != position:
+            return False
+        seat.is_bot = True
+        seat.bot_kind = STAND_IN
+        seat.save(update_fields=["is_bot", "bot_kind"])
+        _announce_after_commit(game.id)
+        return True
+
+
+def take_seat_back(game_id: int, player_key: str) -> Seat | None:
+    """Give a reconnected phone its seat back from a stand-in; None if it had none."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat = seat_of(game, player_key)
+        if seat is None or not seat.is_bot or seat.bot_kind != STAND_IN:
+            return None
+        seat.is_bot = False
+        seat.bot_kind = ""
+        seat.save(update_fields=["is_bot", "bot_kind"])
+        _announce_after_commit(game.id)
+        return seat
+
+
 # ---------------------------------------------------------------- play
 
 
@@ -386,8 +451,7 @@ def play_bot_turn(game_id: int, expected_version: int) -> bool:
             return False
         state = load_state(game)
         assert state is not None
-        kind = "greedy" if seat.bot_kind in ("", STAND_IN) else seat.bot_kind
-        bot = make_bot(kind, game.seed + game.version)
+        bot = make_level_bot(seat.bot_kind, game.seed + game.version)
         action = bot.choose(state, seat.position)
         _apply(game, seat.position, action.notation(), game.version)
         return True

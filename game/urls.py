@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from game import views
+from game import archive_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,4 +16,8 @@ urlpatterns = [
     path("host/<str:code>/stand-in/", views.stand_in, name="stand_in"),
     path("join/<str:code>/", views.join, name="join"),
     path("play/<str:code>/", views.play, name="play"),
+    path("host/<str:code>/stand-in-after/", views.stand_in_after, name="stand_in_after"),
+    path("games/", archive_views.games, name="games"),
+    path("games/<str:code>/record.txt", archive_views.export, name="export"),
+    path("replay/<str:code>/", archive_views.replay, name="replay"),
 ]

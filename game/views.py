@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from game import forms, rendering, services
+from game import archive_views, forms, rendering, services
 from game.models import Game, new_player_key
 
 NAME_COOKIE = "splendor_name"
@@ -76,7 +76,8 @@ def home(request: HttpRequest) -> HttpResponse:
         if key
         else Game.objects.none()
     )
-    return render(request, "home.html", {"hosted": hosted.order_by("-created_at")[:8]})
+    context = {"hosted": hosted.order_by("-created_at")[:8]}
+    return render(request, "home.html", context | archive_views.games_context(request))
 
 
 @require_POST
@@ -173,6 +174,16 @@ def rematch(request: HttpRequest, code: str) -> HttpResponse:
 def stand_in(request: HttpRequest, code: str) -> HttpResponse:
     return _host_action(
         request, code, lambda game, key: services.hand_to_bot(game.id, key, _position(request))
+    )
+
+
+@require_POST
+def stand_in_after(request: HttpRequest, code: str) -> HttpResponse:
+    """The lobby's option: a bot plays for a phone away this many seconds on its turn."""
+    text = request.POST.get("seconds", "")
+    seconds = int(text) if text.isascii() and text.isdigit() else None
+    return _host_action(
+        request, code, lambda game, key: services.set_stand_in(game.id, key, seconds)
     )
 
 

@@ -1,0 +1,67 @@
+"""Bot levels the host picks in the lobby, and bot names in each screen's language.
+
+A bot seat stores its level ("easy", "medium", "hard") and its number; its name
+is rendered in the language of whoever looks, so a German TV and a Finnish
+phone both read the name in their own language.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.functional import lazy
+from django.utils.translation import gettext as _
+
+from game.engine.bots import Bot, make_bot
+
+EASY = "easy"
+MEDIUM = "medium"
+HARD = "hard"
+LEVELS = (EASY, MEDIUM, HARD)
+DEFAULT_LEVEL = MEDIUM
+# A bot playing for a human who left mid-game; their rejoin code takes the seat back.
+STAND_IN = "stand-in"
+
+# Older games stored the engine's bot names; they read as these levels.
+LEGACY_KINDS = {"random": EASY, "greedy": MEDIUM, "": MEDIUM, STAND_IN: MEDIUM}
+# What each level plays with while the engine's make_bot does not know the level
+# names yet (the search bot brings "easy", "medium" and "hard").
+FALLBACK_KINDS = {EASY: "random", MEDIUM: "greedy", HARD: "greedy"}
+
+
+def level_of(kind: str) -> str:
+    """Return the level of a stored bot kind (a level, or an older engine bot name)."""
+    return kind if kind in LEVELS else LEGACY_KINDS.get(kind, DEFAULT_LEVEL)
+
+
+def make_level_bot(kind: str, seed: int) -> Bot:
+    """Return the bot that plays a seat of this stored kind."""
+    level = level_of(kind)
+    try:
+        return make_bot(level, seed)
+    except ValueError:  # an engine without levels: play with the nearest bot it has
+        return make_bot(FALLBACK_KINDS[level], seed)
+
+
+def _bot_name(level: str, number: int) -> str:
+    names = {
+        EASY: _("Bot %(number)s (easy)"),
+        MEDIUM: _("Bot %(number)s (medium)"),
+        HARD: _("Bot %(number)s (hard)"),
+    }
+    return names[level_of(level)] % {"number": number}
+
+
+# Evaluated when a template prints it, in the language of that screen.
+bot_name: Any = lazy(_bot_name, str)
+
+
+def seat_name(name: str, is_bot: bool, bot_kind: str, bot_number: int) -> str:
+    """Return what screens call a seat: a bot by its level and number, a player by name.
+
+    A stand-in keeps the name of the player it plays for; bots stored before
+    levels existed (number 0) keep their stored name.
+    """
+    if is_bot and bot_kind != STAND_IN and bot_number:
+        return bot_name(bot_kind, bot_number)  # type: ignore[no-any-return]
+    return name

@@ -1,0 +1,45 @@
+"""Check a game record by replaying it, then store it as a new game.
+
+    python manage.py import_game FILE
+
+A record whose moves do not replay is refused with the move number and the
+reason, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from game import archive
+
+
+def read_record(path: str) -> archive.Record:
+    """Read a record file; any problem becomes a CommandError naming it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"{path}: {error}") from None
+    try:
+        return archive.read(text)
+    except archive.RecordError as error:
+        raise CommandError(f"{path}: {error.message}") from None
+
+
+class Command(BaseCommand):
+    help = "Check a game record (docs/game-record.md) by replaying it, then store it."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", help="the game record to import")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        record = read_record(options["file"])
+        try:
+            game = archive.store(record)
+        except archive.RecordError as error:
+            raise CommandError(f"{options['file']}: {error.message}") from None
+        self.stdout.write(
+            f"Imported game {game.code}: {game.moves.count()} moves, {game.get_status_display()}."
+        )

@@ -1,0 +1,196 @@
+"""Bot levels in the lobby, bot names in each screen's language, and the automatic stand-in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils import translation
+
+from game import bot_levels, rendering, services
+from game.engine.bots import GreedyBot, RandomBot, make_bot
+from game.models import Game, Seat
+from tests.web.helpers import Table, game, open_lobby, play_as, start
+from tests.web.test_services import refused_and_unchanged
+from tests.web.test_views import client_for, host_client
+
+pytestmark = pytest.mark.django_db
+
+
+def add_bots(table: Table, *levels: str) -> Client:
+    host = host_client(table)
+    for level in levels:
+        assert host.post(f"/host/{table.code}/bot/", {"kind": level}).status_code == 302
+    return host
+
+
+def bot_seats(table: Table) -> list[tuple[int, str, int]]:
+    seats = Seat.objects.filter(game_id=table.game_id, is_bot=True).order_by("position")
+    return list(seats.values_list("position", "bot_kind", "bot_number"))
+
+
+def test_the_host_picks_each_bots_level() -> None:
+    table = open_lobby(("Ada",))
+    add_bots(table, "easy", "hard", "medium")
+    assert bot_seats(table) == [(1, "easy", 1), (2, "hard", 2), (3, "medium", 3)]
+    services.remove_seat(table.game_id, table.host_key, 1)
+    add_bots(table, "hard")
+    assert bot_seats(table) == [(1, "hard", 2), (2, "medium", 3), (3, "hard", 1)]
+
+
+@pytest.mark.parametrize(
+    ("language", "names"),
+    [
+        ("en", ["Bot 1 (easy)", "Bot 2 (medium)", "Bot 3 (hard)"]),
+        ("de", ["Bot 1 (leicht)", "Bot 2 (mittel)", "Bot 3 (schwer)"]),
+        ("fi", ["Botti 1 (helppo)", "Botti 2 (keskitaso)", "Botti 3 (vaikea)"]),
+    ],
+)
+def test_bot_names_say_their_level_in_each_screens_language(
+    language: str, names: list[str]
+) -> None:
+    table = open_lobby(("Ada",))
+    host = add_bots(table, "easy", "medium", "hard")
+    host.cookies["django_language"] = language
+    lobby = host.get(f"/host/{table.code}/").content.decode()
+    for name in names:
+        assert f'<span class="seat-name">{name}</span>' in lobby
+    start(table)
+    phone = client_for(table.player(0).key)
+    phone.cookies["django_language"] = language
+    status = phone.get(f"/play/{table.code}/").content.decode()
+    assert all(name in status for name in names)
+
+
+def test_one_snapshot_names_bots_in_the_language_of_each_render() -> None:
+    table = open_lobby(("Ada",))
+    add_bots(table, "hard")
+    snap = rendering.load_snapshot(table.game_id)
+    url = rendering.join_url(table.code, 8000)
+    with translation.override("fi"):
+        finnish = rendering.render_table(snap, is_host=False, url=url)
+    with translation.override("de"):
+        german = rendering.render_table(snap, is_host=False, url=url)
+    assert "Botti 1 (vaikea)" in finnish and "Bot 1 (schwer)" in german
+
+
+def test_older_bots_keep_their_stored_names() -> None:
+    table = open_lobby(("Ada",))
+    Seat.objects.create(
+        game_id=table.game_id, position=1, name="Bot 1", is_bot=True, bot_kind="greedy"
+    )
+    assert rendering.load_snapshot(table.game_id).seats[1].name == "Bot 1"
+    assert bot_levels.level_of("greedy") == "medium" and bot_levels.level_of("random") == "easy"
+
+
+def test_each_level_plays_with_the_engines_bot_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Until the engine knows the level names, the nearest bot it has plays.
+    assert isinstance(bot_levels.make_level_bot("easy", 1), RandomBot)
+    assert isinstance(bot_levels.make_level_bot("medium", 1), GreedyBot)
+    assert isinstance(bot_levels.make_level_bot("hard", 1), GreedyBot)
+    assert isinstance(bot_levels.make_level_bot(bot_levels.STAND_IN, 1), GreedyBot)
+
+    asked: list[str] = []
+
+    def engine_with_levels(kind: str, seed: int) -> Any:
+        asked.append(kind)
+        return make_bot("random", seed)
+
+    monkeypatch.setattr(bot_levels, "make_bot", engine_with_levels)
+    bot_levels.make_level_bot("hard", 1)
+    assert asked == ["hard"]  # once the engine knows "hard", that is what plays
+
+
+def test_hard_bots_play_a_game() -> None:
+    table = open_lobby(())
+    add_bots(table, "hard", "easy")
+    start(table)
+    for _ in range(4):
+        g = game(table.game_id)
+        assert services.play_bot_turn(g.id, g.version)
+    assert game(table.game_id).version >= 4
+
+
+# ---------------------------------------------------------------- the automatic stand-in
+
+
+def test_the_host_sets_the_stand_in_in_the_lobby() -> None:
+    table = open_lobby(("Ada", "Bob"))
+    host = host_client(table)
+    lobby = host.get(f"/host/{table.code}/").content.decode()
+    assert '<option value="" selected>never</option>' in lobby  # off by default
+    assert host.post(f"/host/{table.code}/stand-in-after/", {"seconds": "30"}).status_code == 302
+    assert game(table.game_id).stand_in_after == 30
+    assert (
+        '<option value="30" selected>30 seconds</option>'
+        in host.get(f"/host/{table.code}/").content.decode()
+    )
+    host.post(f"/host/{table.code}/stand-in-after/", {"seconds": ""})
+    assert game(table.game_id).stand_in_after is None
+
+
+@pytest.mark.parametrize("seconds", [7, 0, 100000])
+def test_only_offered_waiting_times_are_accepted(seconds: int) -> None:
+    table = open_lobby(("Ada", "Bob"))
+    gid = table.game_id
+    refused_and_unchanged(gid, lambda: services.set_stand_in(gid, table.host_key, seconds))
+
+
+def test_only_the_host_sets_the_stand_in_and_only_in_the_lobby() -> None:
+    table = open_lobby(("Ada", "Bob"))
+    gid = table.game_id
+    refused_and_unchanged(gid, lambda: services.set_stand_in(gid, table.player(0).key, 30))
+    start(table)
+    refused_and_unchanged(gid, lambda: services.set_stand_in(gid, table.host_key, 30))
+
+
+def with_stand_in(seconds: int | None = 30) -> Table:
+    table = open_lobby(("Ada", "Bob"))
+    services.set_stand_in(table.game_id, table.host_key, seconds)
+    return start(table, first_player=0)
+
+
+def test_a_bot_plays_for_a_phone_away_on_its_turn_until_it_reconnects() -> None:
+    table = with_stand_in()
+    ada = table.player(0)
+    assert services.stand_in_for_away(table.game_id, 0, 0)
+    seat = Seat.objects.get(game_id=table.game_id, position=0)
+    assert (seat.is_bot, seat.bot_kind, seat.player_key) == (True, bot_levels.STAND_IN, ada.key)
+
+    page = Client().get(f"/host/{table.code}/").content.decode()
+    assert "Ada" in page and "a bot plays for now" in page  # the TV says who plays for whom
+
+    assert services.play_bot_turn(table.game_id, 0)
+    assert game(table.game_id).state["current"] == 1  # type: ignore[index]
+    assert services.take_seat_back(table.game_id, ada.key) == seat
+    seat.refresh_from_db()
+    assert (seat.is_bot, seat.bot_kind, seat.player_key) == (False, "", ada.key)
+    assert services.take_seat_back(table.game_id, ada.key) is None  # already back
+
+
+def test_the_rejoin_code_also_takes_the_seat_back_from_a_stand_in() -> None:
+    table = with_stand_in()
+    services.stand_in_for_away(table.game_id, 0, 0)
+    seat = Seat.objects.get(game_id=table.game_id, position=0)
+    services.rejoin(table.game_id, "another-phone", seat.rejoin_code)
+    seat.refresh_from_db()
+    assert (seat.is_bot, seat.player_key) == (False, "another-phone")
+
+
+def test_no_stand_in_when_off_not_their_turn_or_the_game_moved_on() -> None:
+    off = with_stand_in(None)
+    assert not services.stand_in_for_away(off.game_id, 0, 0)
+    table = with_stand_in()
+    assert not services.stand_in_for_away(table.game_id, 1, 0)  # Ada is to play
+    play_as(table, "take:wug")
+    assert not services.stand_in_for_away(table.game_id, 1, 0)  # seen at an older version
+    assert not Seat.objects.filter(game_id=table.game_id, is_bot=True).exists()
+    assert services.stand_in_for_away(table.game_id, 1, 1)
+
+
+def test_a_rematch_keeps_the_stand_in_setting() -> None:
+    table = with_stand_in(60)
+    Game.objects.filter(pk=table.game_id).update(status=Game.Status.OVER)
+    fresh = services.rematch(table.game_id, table.host_key)
+    assert fresh.stand_in_after == 60
