@@ -205,6 +205,6 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     """The replay viewer: the whole page, or only its #replay region for htmx."""
     game = _started_game(code)
     context = replay_context(game, request.GET.get("step"))
-    if getattr(request, "htmx", False):
+    if request.headers.get("HX-Request") == "true":  # htmx asks for the region only
         return render(request, "replay/step.html", context)
     return render(request, "replay/viewer.html", context)
