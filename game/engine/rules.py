@@ -75,24 +75,26 @@ def _due(cost: tuple[int, ...], bonuses: list[int]) -> tuple[int, int, int, int,
     )
 
 
-def _power(player: PlayerState) -> tuple[int, int, int, int, int]:
-    """Bonuses plus tokens per gem colour: what the player can cover without gold."""
-    b, t = player.bonuses, player.tokens
-    return (b[0] + t[0], b[1] + t[1], b[2] + t[2], b[3] + t[3], b[4] + t[4])
-
-
-def _shortfall(cost: tuple[int, ...], power: tuple[int, ...]) -> int:
-    """How many tokens (to be paid in gold) the cost exceeds the power by."""
-    # The hottest line of legal_actions, run for every visible card: unrolled.
-    w, u, g, r, k = cost
-    pw, pu, pg, pr, pk = power
-    return (
-        (w - pw if w > pw else 0)
-        + (u - pu if u > pu else 0)
-        + (g - pg if g > pg else 0)
-        + (r - pr if r > pr else 0)
-        + (k - pk if k > pk else 0)
-    )
+def affordable(player: PlayerState, card_ids: Iterable[int]) -> list[int]:
+    """Return the cards among these that tokens plus gold cover after bonuses."""
+    bonuses, tokens = player.bonuses, player.tokens
+    # What the player covers per gem colour without gold.
+    pw, pu, pg, pr, pk = (bonuses[c] + tokens[c] for c in GEMS)
+    gold = tokens[GOLD]
+    found = []
+    for card_id in card_ids:
+        # The hottest loop of legal_actions, run for every visible card: unrolled.
+        w, u, g, r, k = COSTS[card_id]
+        short = (
+            (w - pw if w > pw else 0)
+            + (u - pu if u > pu else 0)
+            + (g - pg if g > pg else 0)
+            + (r - pr if r > pr else 0)
+            + (k - pk if k > pk else 0)
+        )
+        if short <= gold:
+            found.append(card_id)
+    return found
 
 
 def owed(player: PlayerState, card_id: int) -> tuple[int, ...]:
@@ -102,7 +104,7 @@ def owed(player: PlayerState, card_id: int) -> tuple[int, ...]:
 
 def can_afford(player: PlayerState, card_id: int) -> bool:
     """Tell whether tokens plus gold cover the card after bonuses."""
-    return _shortfall(COSTS[card_id], _power(player)) <= player.tokens[GOLD]
+    return bool(affordable(player, (card_id,)))
 
 
 def cheapest_payment(player: PlayerState, card_id: int) -> tuple[int, ...] | None:
@@ -117,16 +119,17 @@ def cheapest_payment(player: PlayerState, card_id: int) -> tuple[int, ...] | Non
 
 def payments(player: PlayerState, card_id: int) -> list[tuple[int, ...]]:
     """Return every legal payment for the card, least gold first."""
-    return _payments(owed(player, card_id), player.tokens)
+    if not can_afford(player, card_id):
+        return []
+    return _affordable_payments(owed(player, card_id), player.tokens)
 
 
-def _payments(due: tuple[int, ...], tokens: list[int]) -> list[tuple[int, ...]]:
+def _affordable_payments(due: tuple[int, ...], tokens: list[int]) -> list[tuple[int, ...]]:
+    """Every payment of `due` from `tokens`, least gold first; the tokens must suffice."""
     gold = tokens[GOLD]
-    total = sum(due)
     if gold == 0:
-        if any(d > t for d, t in zip(due, tokens, strict=False)):
-            return []
         return [(*due, 0)]
+    total = sum(due)
     # Per colour: how many of its own tokens to pay, most first (gold covers the rest).
     choices = []
     for c in GEMS:
@@ -182,16 +185,11 @@ def _buyable(state: GameState, player: PlayerState) -> list[int]:
 
 
 def _buy_actions(state: GameState, player: PlayerState) -> list[Action]:
-    power = _power(player)
-    tokens = player.tokens
-    bonuses = player.bonuses
-    gold = tokens[GOLD]
+    tokens, bonuses = player.tokens, player.bonuses
     actions = []
-    for card_id in _buyable(state, player):
-        cost = COSTS[card_id]
-        if _shortfall(cost, power) <= gold:
-            due = _due(cost, bonuses)
-            actions += [Action(BUY, (), card_id, 0, paid) for paid in _payments(due, tokens)]
+    for card_id in affordable(player, _buyable(state, player)):
+        due = _due(COSTS[card_id], bonuses)
+        actions += [Action(BUY, (), card_id, 0, paid) for paid in _affordable_payments(due, tokens)]
     return actions
 
 
@@ -227,7 +225,7 @@ def _can_act(state: GameState, player: PlayerState) -> bool:
         any(card_id != EMPTY for row in state.market for card_id in row) or any(state.decks)
     ):
         return True
-    return any(can_afford(player, c) for c in _buyable(state, player))
+    return bool(affordable(player, _buyable(state, player)))
 
 
 # ---------------------------------------------------------------- validation
