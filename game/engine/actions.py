@@ -116,44 +116,23 @@ def choose_noble(noble_id: int) -> Action:
 
 
 PASS_ACTION = Action(PASS)
-GEMS_KINDS = (TAKE, RETURN)
 
 MALFORMED = _("That action is not well-formed.")
-# The fields (by position in Action) that each kind uses; the others keep their defaults.
-USED_FIELDS = {TAKE: (1,), RETURN: (1,), RESERVE: (2, 3), BUY: (2, 4), NOBLE: (5,), PASS: ()}
-DEFAULTS = tuple(Action(PASS))
 
 
-def _is_count(value: object) -> bool:
-    """A non-negative int: not a bool, a float or a string that looks like one."""
-    return type(value) is int and value >= 0
-
-
-def _is_colours(gems: object) -> bool:
+def _is_colours(gems: tuple[object, ...]) -> bool:
     """A non-empty, sorted tuple of colour indices, as take() and the notation build it."""
-    if type(gems) is not tuple or not gems:
-        return False
     previous = 0
     for c in gems:
         if type(c) is not int or not previous <= c <= GOLD:
             return False
         previous = c
-    return True
+    return bool(gems)
 
 
-def _is_payment(payment: object) -> bool:
-    return (
-        type(payment) is tuple and len(payment) == GOLD + 1 and all(_is_count(n) for n in payment)
-    )
-
-
-def _unused_fields_empty(action: Action, used: tuple[int, ...]) -> bool:
-    for i in range(1, len(DEFAULTS)):
-        if i not in used:
-            value, default = action[i], DEFAULTS[i]
-            if type(value) is not type(default) or value != default:
-                return False
-    return True
+def _is_payment(payment: tuple[object, ...]) -> bool:
+    """Six per-colour counts, none negative."""
+    return len(payment) == GOLD + 1 and all(type(n) is int and n >= 0 for n in payment)
 
 
 def check_form(action: object) -> None:
@@ -164,21 +143,30 @@ def check_form(action: object) -> None:
     its kind does not use are empty. Whether the numbers name a card on the
     table or a deck that exists is for the rules to say.
     """
-    if not isinstance(action, Action) or len(action) != len(DEFAULTS):
+    if not isinstance(action, Action) or len(action) != len(Action._fields):
         raise MalformedActionError(MALFORMED)
-    kind = action.kind
-    used = USED_FIELDS.get(kind) if type(kind) is str else None
-    if used is None or not _unused_fields_empty(action, used):
+    kind, gems, card_id, level, payment, noble_id = action
+    typed = (
+        type(kind) is str
+        and type(gems) is tuple
+        and type(card_id) is int
+        and type(level) is int
+        and type(payment) is tuple
+        and type(noble_id) is int
+    )
+    if not typed or card_id < 0 or level < 0 or noble_id < 0:
         raise MalformedActionError(MALFORMED)
-    if kind in GEMS_KINDS:
-        ok = _is_colours(action.gems)
+    # Each kind uses only its own fields; the others must keep their defaults.
+    if kind in (TAKE, RETURN):
+        ok = not (card_id or level or payment or noble_id) and _is_colours(gems)
     elif kind == RESERVE:
-        card_id, level = action.card, action.level
-        ok = _is_count(card_id) and _is_count(level) and not (card_id and level)
+        ok = not (gems or payment or noble_id or (card_id and level))
     elif kind == BUY:
-        ok = _is_count(action.card) and _is_payment(action.payment)
+        ok = not (gems or level or noble_id) and _is_payment(payment)
+    elif kind == NOBLE:
+        ok = not (gems or card_id or level or payment)
     else:
-        ok = kind == PASS or _is_count(action.noble)
+        ok = kind == PASS and not (gems or card_id or level or payment or noble_id)
     if not ok:
         raise MalformedActionError(MALFORMED)
 

@@ -7,8 +7,10 @@ hand-written message is refused rather than trusted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from functools import lru_cache
 from itertools import combinations, product
+from operator import ge, gt
 
 from game.engine.actions import (
     BUY,
@@ -24,7 +26,7 @@ from game.engine.actions import (
     check_form,
     parse_action,
 )
-from game.engine.cards import COSTS, LEVELS, card, noble
+from game.engine.cards import COSTS, LEVELS, NOBLES, card, noble
 from game.engine.colours import COLOURS, GEMS, GOLD, NAMES
 from game.engine.i18n import _
 from game.engine.setup import new_game
@@ -47,6 +49,7 @@ from game.engine.state import NOBLE as NOBLE_PHASE
 from game.engine.state import RETURN as RETURN_PHASE
 
 TAKE_TWO_MIN_PILE = 4
+FEWEST_BONUSES_FOR_A_NOBLE = min(sum(n.requires) for n in NOBLES)
 MAX_DIFFERENT = 3
 # Whole sentences per case, so translations need no number agreement.
 TAKE_DIFFERENT_MESSAGES = {
@@ -59,52 +62,74 @@ TAKE_DIFFERENT_MESSAGES = {
 # ---------------------------------------------------------------- payments
 
 
-def owed(player: PlayerState, card_id: int) -> list[int]:
+def _due(cost: tuple[int, ...], bonuses: list[int]) -> tuple[int, int, int, int, int]:
+    """What is left to pay per gem colour once the bonuses are counted."""
+    w, u, g, r, k = cost
+    bw, bu, bg, br, bk = bonuses
+    return (
+        w - bw if w > bw else 0,
+        u - bu if u > bu else 0,
+        g - bg if g > bg else 0,
+        r - br if r > br else 0,
+        k - bk if k > bk else 0,
+    )
+
+
+def affordable(player: PlayerState, card_ids: Iterable[int]) -> list[int]:
+    """Return the cards among these that tokens plus gold cover after bonuses."""
+    bonuses, tokens = player.bonuses, player.tokens
+    # What the player covers per gem colour without gold.
+    pw, pu, pg, pr, pk = (bonuses[c] + tokens[c] for c in GEMS)
+    gold = tokens[GOLD]
+    found = []
+    for card_id in card_ids:
+        # The hottest loop of legal_actions, run for every visible card: unrolled.
+        w, u, g, r, k = COSTS[card_id]
+        short = (
+            (w - pw if w > pw else 0)
+            + (u - pu if u > pu else 0)
+            + (g - pg if g > pg else 0)
+            + (r - pr if r > pr else 0)
+            + (k - pk if k > pk else 0)
+        )
+        if short <= gold:
+            found.append(card_id)
+    return found
+
+
+def owed(player: PlayerState, card_id: int) -> tuple[int, ...]:
     """Return what the player still owes per gem colour after their bonuses."""
-    cost = card(card_id).cost
-    bonuses = player.bonuses
-    return [max(0, cost[c] - bonuses[c]) for c in GEMS]
+    return _due(COSTS[card_id], player.bonuses)
 
 
 def can_afford(player: PlayerState, card_id: int) -> bool:
     """Tell whether tokens plus gold cover the card after bonuses."""
-    # The hottest function of legal_actions: unrolled over the five gem colours.
-    w, u, g, r, k = COSTS[card_id]
-    b = player.bonuses
-    t = player.tokens
-    short = 0
-    if (missing := w - b[0] - t[0]) > 0:
-        short += missing
-    if (missing := u - b[1] - t[1]) > 0:
-        short += missing
-    if (missing := g - b[2] - t[2]) > 0:
-        short += missing
-    if (missing := r - b[3] - t[3]) > 0:
-        short += missing
-    if (missing := k - b[4] - t[4]) > 0:
-        short += missing
-    return short <= t[5]
+    return bool(affordable(player, (card_id,)))
 
 
 def cheapest_payment(player: PlayerState, card_id: int) -> tuple[int, ...] | None:
     """Return the payment that spends the least gold, or None if unaffordable."""
     due = owed(player, card_id)
-    tokens = player.tokens
-    paid = [min(o, tokens[c]) for c, o in enumerate(due)]
+    paid = [min(d, t) for d, t in zip(due, player.tokens, strict=False)]
     gold = sum(due) - sum(paid)
-    if gold > tokens[GOLD]:
+    if gold > player.tokens[GOLD]:
         return None
     return (*paid, gold)
 
 
 def payments(player: PlayerState, card_id: int) -> list[tuple[int, ...]]:
     """Return every legal payment for the card, least gold first."""
-    gold = player.tokens[GOLD]
+    if not can_afford(player, card_id):
+        return []
+    return _affordable_payments(owed(player, card_id), player.tokens)
+
+
+def _affordable_payments(due: tuple[int, ...], tokens: list[int]) -> list[tuple[int, ...]]:
+    """Every payment of `due` from `tokens`, least gold first; the tokens must suffice."""
+    gold = tokens[GOLD]
     if gold == 0:
-        cheapest = cheapest_payment(player, card_id)
-        return [cheapest] if cheapest else []
-    due = owed(player, card_id)
-    tokens = player.tokens
+        return [(*due, 0)]
+    total = sum(due)
     # Per colour: how many of its own tokens to pay, most first (gold covers the rest).
     choices = []
     for c in GEMS:
@@ -113,7 +138,6 @@ def payments(player: PlayerState, card_id: int) -> list[tuple[int, ...]]:
         if least > most:
             return []
         choices.append(range(most, least - 1, -1))
-    total = sum(due)
     found = [(*paid, spent) for paid in product(*choices) if (spent := total - sum(paid)) <= gold]
     found.sort(key=lambda p: p[GOLD])
     return found
@@ -121,65 +145,75 @@ def payments(player: PlayerState, card_id: int) -> list[tuple[int, ...]]:
 
 # ---------------------------------------------------------------- legal actions
 
+# legal_actions hands out these shared values (actions are immutable) instead of
+# building the same take and reserve actions again on every call.
 
-def _take_actions(bank: list[int]) -> Iterator[Action]:
-    available = [c for c in GEMS if bank[c] > 0]
+
+def _takes_of_different_colours(mask: int) -> tuple[Action, ...]:
+    """Every legal take of different gems when the colours in `mask` have tokens."""
+    available = [c for c in GEMS if mask >> c & 1]
     size = min(MAX_DIFFERENT, len(available))
-    if size:
-        for gems in combinations(available, size):
-            yield Action(TAKE, gems=gems)
+    return tuple(Action(TAKE, gems) for gems in combinations(available, size)) if size else ()
+
+
+TAKE_DIFFERENT = tuple(_takes_of_different_colours(mask) for mask in range(1 << len(GEMS)))
+TAKE_TWO = tuple(Action(TAKE, (c, c)) for c in GEMS)
+RESERVE_CARD = tuple(Action(RESERVE, card=c) for c in range(len(COSTS)))  # by card id (0 unused)
+RESERVE_DECK = tuple(Action(RESERVE, level=level) for level in LEVELS)  # by level - 1
+
+
+def _take_actions(bank: list[int]) -> list[Action]:
+    mask = 0
+    twos = []
     for c in GEMS:
-        if bank[c] >= TAKE_TWO_MIN_PILE:
-            yield Action(TAKE, gems=(c, c))
+        if bank[c]:
+            mask |= 1 << c
+            if bank[c] >= TAKE_TWO_MIN_PILE:
+                twos.append(TAKE_TWO[c])
+    return [*TAKE_DIFFERENT[mask], *twos]
 
 
-def _reserve_actions(state: GameState, player: PlayerState) -> Iterator[Action]:
-    if len(player.reserved) >= MAX_RESERVED:
-        return
-    for row in state.market:
-        for card_id in row:
-            if card_id != EMPTY:
-                yield Action(RESERVE, card=card_id)
-    for level, deck in zip(LEVELS, state.decks, strict=True):
-        if deck:
-            yield Action(RESERVE, level=level)
+def _reserve_actions(state: GameState) -> list[Action]:
+    actions = [RESERVE_CARD[card_id] for row in state.market for card_id in row if card_id]
+    actions += [RESERVE_DECK[i] for i, deck in enumerate(state.decks) if deck]
+    return actions
 
 
-def _buyable(state: GameState, player: PlayerState) -> Iterator[int]:
-    for row in state.market:
-        for card_id in row:
-            if card_id != EMPTY:
-                yield card_id
-    yield from player.reserved
+def _buyable(state: GameState, player: PlayerState) -> list[int]:
+    market = state.market
+    return [c for c in (*market[0], *market[1], *market[2], *player.reserved) if c != EMPTY]
 
 
-def _buy_actions(state: GameState, player: PlayerState) -> Iterator[Action]:
-    for card_id in _buyable(state, player):
-        if can_afford(player, card_id):
-            for payment in payments(player, card_id):
-                yield Action(BUY, card=card_id, payment=payment)
+def _buy_actions(state: GameState, player: PlayerState) -> list[Action]:
+    tokens, bonuses = player.tokens, player.bonuses
+    actions = []
+    for card_id in affordable(player, _buyable(state, player)):
+        due = _due(COSTS[card_id], bonuses)
+        actions += [Action(BUY, (), card_id, 0, paid) for paid in _affordable_payments(due, tokens)]
+    return actions
 
 
-def _return_actions(tokens: list[int], count: int) -> list[Action]:
+@lru_cache(maxsize=4096)
+def _return_actions(tokens: tuple[int, ...], count: int) -> tuple[Action, ...]:
     held = [c for c in COLOURS for _ in range(tokens[c])]
     # Distinct multisets of `count` held tokens, in colour order.
-    return [Action(RETURN, gems) for gems in dict.fromkeys(combinations(held, count))]
+    return tuple(Action(RETURN, gems) for gems in dict.fromkeys(combinations(held, count)))
 
 
 def legal_actions(state: GameState) -> list[Action]:
     """Return every action the current player may take now."""
-    if state.phase == OVER:
+    phase = state.phase
+    if phase == OVER:
         return []
     player = state.players[state.current]
-    if state.phase == RETURN_PHASE:
-        return _return_actions(player.tokens, state.to_return)
-    if state.phase == NOBLE_PHASE:
+    if phase == RETURN_PHASE:
+        return list(_return_actions(tuple(player.tokens), state.to_return))
+    if phase == NOBLE_PHASE:
         return [Action(NOBLE, noble=n) for n in state.noble_choices]
-    actions = [
-        *_take_actions(state.bank),
-        *_reserve_actions(state, player),
-        *_buy_actions(state, player),
-    ]
+    actions = _take_actions(state.bank)
+    if len(player.reserved) < MAX_RESERVED:
+        actions += _reserve_actions(state)
+    actions += _buy_actions(state, player)
     return actions or [PASS_ACTION]
 
 
@@ -191,7 +225,7 @@ def _can_act(state: GameState, player: PlayerState) -> bool:
         any(card_id != EMPTY for row in state.market for card_id in row) or any(state.decks)
     ):
         return True
-    return any(can_afford(player, c) for c in _buyable(state, player))
+    return bool(affordable(player, _buyable(state, player)))
 
 
 # ---------------------------------------------------------------- validation
@@ -199,7 +233,7 @@ def _can_act(state: GameState, player: PlayerState) -> bool:
 
 def _check_take(state: GameState, gems: tuple[int, ...]) -> None:
     bank = state.bank
-    if any(c not in GEMS for c in gems):
+    if GOLD in gems:
         raise IllegalActionError(_("Gold cannot be taken; reserve a card to get gold."))
     if len(gems) == 2 and gems[0] == gems[1]:
         if bank[gems[0]] < TAKE_TWO_MIN_PILE:
@@ -213,7 +247,7 @@ def _check_take(state: GameState, gems: tuple[int, ...]) -> None:
     for c in gems:
         if bank[c] == 0:
             raise IllegalActionError(_("There are no %(colour)s gems left."), colour=NAMES[c])
-    available = sum(1 for c in GEMS if bank[c] > 0)
+    available = len(GEMS) - bank[:GOLD].count(0)
     required = min(MAX_DIFFERENT, available)
     if len(gems) != required:
         raise IllegalActionError(TAKE_DIFFERENT_MESSAGES[required])
@@ -239,12 +273,12 @@ def _check_buy(state: GameState, player: PlayerState, action: Action) -> None:
     if not can_afford(player, card_id):
         raise IllegalActionError(_("You cannot afford that card."))
     payment = action.payment  # six counts, none negative: check_form saw to that
-    if any(payment[c] > player.tokens[c] for c in range(len(payment))):
+    if any(map(gt, payment, player.tokens)):
         raise IllegalActionError(_("You do not have the tokens for that payment."))
     due = owed(player, card_id)
-    if any(payment[c] > due[c] for c in GEMS):
+    if any(map(gt, payment, due)):  # the five gem colours
         raise IllegalActionError(_("That payment pays more than the card costs."))
-    if sum(due) - sum(payment[c] for c in GEMS) != payment[GOLD]:
+    if sum(due) - sum(payment[:GOLD]) != payment[GOLD]:
         raise IllegalActionError(_("That payment does not match the card's cost."))
 
 
@@ -377,11 +411,9 @@ def _visit(state: GameState, player: PlayerState, noble_id: int) -> None:
 def qualifying_nobles(state: GameState, player: PlayerState) -> list[int]:
     """Return the nobles on the table whose requirement the bonuses meet."""
     bonuses = player.bonuses
-    return [
-        n
-        for n in state.nobles
-        if all(bonuses[c] >= need for c, need in enumerate(noble(n).requires))
-    ]
+    if sum(bonuses) < FEWEST_BONUSES_FOR_A_NOBLE:  # most turns of a game: no noble yet
+        return []
+    return [n for n in state.nobles if all(map(ge, bonuses, noble(n).requires))]
 
 
 def _end_turn(state: GameState) -> None:
@@ -438,6 +470,12 @@ def _after_main_action(state: GameState, player: PlayerState) -> None:
         _nobles_then_end(state, player)
 
 
+@lru_cache(maxsize=4096)
+def _notation(action: Action) -> str:
+    # The few hundred legal actions recur all game long; a validated action is hashable.
+    return action.notation()
+
+
 def apply_action(state: GameState, action: Action, seat: int | None = None) -> None:
     """Validate the action for `seat` (default: whoever is to play), then apply it.
 
@@ -448,7 +486,7 @@ def apply_action(state: GameState, action: Action, seat: int | None = None) -> N
     player = state.players[state.current]
     kind = action.kind
     state.moves += 1
-    state.turn_events.append(action.notation())
+    state.turn_events.append(_notation(action))
     if kind == RETURN:
         _apply_return(state, player, action.gems)
         _nobles_then_end(state, player)

@@ -47,6 +47,18 @@ class PlayerState:
     def token_count(self) -> int:
         return sum(self.tokens)
 
+    def copy(self) -> PlayerState:
+        """Return an independent copy (its lists are new lists)."""
+        return PlayerState(
+            self.tokens.copy(),
+            self.bonuses.copy(),
+            self.cards.copy(),
+            self.reserved.copy(),
+            self.blind.copy(),
+            self.nobles.copy(),
+            self.points,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "tokens": list(self.tokens),
@@ -179,7 +191,36 @@ class GameState:
         return cls.from_dict(json.loads(text))
 
     def copy(self) -> GameState:
-        return GameState.from_dict(self.to_dict())
+        """Return an independent copy, cheaply: a search plays out many of them.
+
+        Every list is copied (the ints, strings and tuples inside are immutable).
+        """
+        return GameState(
+            seed=self.seed,
+            first_player=self.first_player,
+            no_gold_small=self.no_gold_small,
+            bank=self.bank.copy(),
+            decks=[deck.copy() for deck in self.decks],
+            market=[row.copy() for row in self.market],
+            nobles=self.nobles.copy(),
+            players=[player.copy() for player in self.players],
+            current=self.current,
+            phase=self.phase,
+            to_return=self.to_return,
+            noble_choices=self.noble_choices.copy(),
+            final_round=self.final_round,
+            passes_in_row=self.passes_in_row,
+            turn=self.turn,
+            moves=self.moves,
+            turn_events=self.turn_events.copy(),
+            last_turn_seat=self.last_turn_seat,
+            last_turn_events=self.last_turn_events.copy(),
+            turn_refills=self.turn_refills.copy(),
+            last_refills=self.last_refills.copy(),
+            quiet_rounds=self.quiet_rounds,
+            round_is_quiet=self.round_is_quiet,
+            ended_by=self.ended_by,
+        )
 
 
 def _spaces(data: list[list[int]]) -> list[tuple[int, int]]:

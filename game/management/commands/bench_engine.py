@@ -4,7 +4,9 @@
 
 Everything runs in this one process, pinned to one CPU where the OS allows it, and
 rates are per second of this process's CPU time (so a busy machine does not skew them
-much; caches still do).
+much; caches still do). Legal-action generation and GameState.copy() are also timed
+against frozen baselines (game/management/engine_baseline.py, the dict round trip)
+on the same positions, alternating, so their ratios hold on a busy machine too.
 """
 
 from __future__ import annotations
@@ -23,14 +25,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from game.engine import apply_action, legal_actions, new_game, outcome
+from game.engine import GameState, apply_action, legal_actions, new_game, outcome
 from game.engine.bots import Bot, GreedyBot, RandomBot, play_game
+from game.management import engine_baseline
 
 # CPU time of this process: the figures hold even when other work shares the machine.
 clock = time.process_time
 
 ACTIONS_TARGET = 20_000  # legal-action generation + apply, per second
-GAMES_TARGET = 150  # complete random games per second
+GAMES_TARGET = 300  # complete random games per second
+BASELINE_GAMES = 40  # random games whose positions the ratios are measured on
 WIN_RATE_TARGET = 0.95
 WIN_RATE_GAMES = 200
 
@@ -85,6 +89,37 @@ def greedy_win_rate(games: int) -> tuple[int, float]:
     return wins, clock() - start
 
 
+def sample_positions(players: int, games: int) -> list[GameState]:
+    """Every position of some seeded RandomBot games."""
+    positions = []
+    for seed in range(games):
+        bots = [RandomBot(seed * 10 + s) for s in range(players)]
+        state = new_game(players, seed)
+        while not state.is_over:
+            positions.append(state.copy())
+            apply_action(state, bots[state.current].choose(state, state.current))
+    return positions
+
+
+def alternate(
+    work: Callable[[GameState], object],
+    baseline: Callable[[GameState], object],
+    positions: list[GameState],
+    seconds: float,
+) -> tuple[float, float]:
+    """CPU time a position of each, run in turns for `seconds`, so load hits both alike."""
+    spent = [0.0, 0.0]
+    runs = 0
+    while sum(spent) < seconds:
+        runs += 1
+        for i, job in enumerate((work, baseline)):
+            start = clock()
+            for state in positions:
+                job(state)  # results dropped at once: no garbage piles up to skew either
+            spent[i] += clock() - start
+    return spent[0] / runs / len(positions), spent[1] / runs / len(positions)
+
+
 def profile(work: Callable[[], object], lines: int = 15) -> str:
     profiler = cProfile.Profile()
     profiler.runcall(work)
@@ -115,6 +150,7 @@ class Command(BaseCommand):
                 self.line(profile(lambda: random_games(players, seconds)))
 
     def measure(self, seconds: float, players: int) -> None:
+        self.ratios(seconds, players)
         actions, games, elapsed = random_actions(players, seconds)
         rate = actions / elapsed
         self.report(
@@ -136,6 +172,23 @@ class Command(BaseCommand):
             f"({wins / WIN_RATE_GAMES:.1%}, {elapsed:.1f} s CPU)",
             wins >= WIN_RATE_TARGET * WIN_RATE_GAMES,
             f">= {WIN_RATE_TARGET:.0%}",
+        )
+
+    def ratios(self, seconds: float, players: int) -> None:
+        positions = sample_positions(players, BASELINE_GAMES)
+        same = all(legal_actions(s) == engine_baseline.legal_actions(s) for s in positions)
+        new, old = alternate(legal_actions, engine_baseline.legal_actions, positions, seconds)
+        self.line(
+            f"legal actions: {new * 1e6:.1f} us a position, frozen baseline "
+            f"{old * 1e6:.1f} us: {old / new:.2f}x as fast on {len(positions):,} positions "
+            f"({'the same actions in the same order' if same else 'DIFFERENT ACTIONS'})"
+        )
+        new, old = alternate(
+            GameState.copy, lambda s: GameState.from_dict(s.to_dict()), positions, seconds / 2
+        )
+        self.line(
+            f"GameState.copy(): {new * 1e6:.1f} us, dict round trip {old * 1e6:.1f} us: "
+            f"{old / new:.2f}x as fast"
         )
 
     def report(self, figure: str, met: bool, target: str) -> None:
