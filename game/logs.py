@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import re
+
+from django.views.debug import SafeExceptionReporterFilter
 
 
 class OneLineWarning(logging.Filter):
@@ -20,3 +23,16 @@ class OneLineWarning(logging.Filter):
             record.levelno = logging.WARNING
             record.levelname = logging.getLevelName(logging.WARNING)
         return True
+
+
+class SecretSafeReporterFilter(SafeExceptionReporterFilter):
+    """Hide connection URLs (DATABASE_URL, REDIS_URL and where they end up) in error reports.
+
+    Django's filter hides settings named like KEY, PASS or SECRET; a password inside
+    a URL would otherwise show on a DEBUG page or in an error report.
+    """
+
+    hidden_settings = re.compile(
+        r"API|TOKEN|KEY|SECRET|PASS|SIGNATURE|HTTP_COOKIE|_URL$|^CACHES$|^CHANNEL_LAYERS$",
+        flags=re.IGNORECASE,
+    )

@@ -184,6 +184,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 
 # A friendly page for an expired form instead of Django's technical one.
 CSRF_FAILURE_VIEW = "game.views.csrf_failure"
+# Even with DEBUG on, error pages and reports hide the passwords in connection URLs.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "game.logs.SecretSafeReporterFilter"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

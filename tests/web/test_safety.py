@@ -291,3 +291,37 @@ def test_static_files_are_served_with_debug_off() -> None:
         response = Client().get(path)
         assert response.status_code == 200, path
         assert b"".join(response) if response.streaming else response.content
+
+
+def test_even_debug_pages_hide_the_connection_secrets(
+    table: Table, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.DEBUG = True
+    # Where the Redis URL ends up when REDIS_URL is set (a local-memory cache here).
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": settings.REDIS_URL,
+        }
+    }
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(services, "join_game", broken)
+    client = Client(raise_request_exception=False)
+    technical = client.post(f"/join/{table.code}/", {"name": "Ada"})
+    assert technical.status_code == 500 and b"boom" in technical.content  # the debug page
+    body = technical.content.decode()
+    assert DB_SECRET not in body and REDIS_SECRET not in body
+    assert settings.SECRET_KEY not in body
+    foreign = Client(HTTP_HOST="evil.example").get("/").content.decode()
+    assert DB_SECRET not in foreign and REDIS_SECRET not in foreign
+
+
+def test_debug_is_off_unless_asked() -> None:
+    from tests.web.test_settings import run_python
+
+    code = "from django.conf import settings; print(settings.DEBUG)"
+    assert run_python(code, {"SPLENDOR_DEBUG": ""}).strip() == "False"
+    assert run_python(code, {"SPLENDOR_DEBUG": "1"}).strip() == "True"
