@@ -90,6 +90,8 @@ def test_a_running_game_downloads_only_on_its_host_screen() -> None:
     assert Client().get(url).status_code == 404
     assert client_for(table.player(0).key).get(url).status_code == 404
     assert host_client(table).get(url).status_code == 200
+    assert url in host_client(table).get("/").content.decode()  # listed on its host screen
+    assert url not in Client().get("/").content.decode()
     lobby = open_lobby(("Cy", "Di"))
     assert host_client(lobby).get(f"/games/{lobby.code}/record.txt").status_code == 404
 
