@@ -36,7 +36,7 @@ def test_the_start_page_lists_running_and_finished_games_newest_first() -> None:
     state = services.load_state(game(over.pk))
     assert state is not None
     winner = "Ada" if state.players[0].points >= state.players[1].points else "Bob"
-    assert re.search(rf'class="player winner">.*?{winner} <b>\d+ points</b>', page)
+    assert re.search(rf'class="game-player winner">.*?{winner} <b>\d+ points</b>', page)
     assert f'href="/replay/{over.code}/"' in page
     assert f'href="/games/{over.code}/record.txt"' in page
     assert f'href="/host/{running.code}/"' in page
