@@ -126,6 +126,9 @@ def test_the_host_sets_the_stand_in_in_the_lobby() -> None:
         '<option value="30" selected>30 seconds</option>'
         in host.get(f"/host/{table.code}/").content.decode()
     )
+    for unreadable in ("soon", "-5", "٣٠"):
+        response = host.post(f"/host/{table.code}/stand-in-after/", {"seconds": unreadable})
+        assert response.status_code == 302 and game(table.game_id).stand_in_after == 30
     host.post(f"/host/{table.code}/stand-in-after/", {"seconds": ""})
     assert game(table.game_id).stand_in_after is None
 
