@@ -202,6 +202,8 @@ def play(request: HttpRequest, code: str) -> HttpResponse:
     seat = services.seat_of(game, player_key(request))
     if seat is None:
         return redirect("join", code=game.code)
+    if seat.is_bot:  # a stand-in played while this phone was away: it is back now
+        services.take_seat_back(game.id, seat.player_key)
     snap = rendering.load_snapshot(game.id)
     context = {
         "snap": snap.room,

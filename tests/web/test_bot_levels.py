@@ -172,6 +172,16 @@ def test_a_bot_plays_for_a_phone_away_on_its_turn_until_it_reconnects() -> None:
     assert services.take_seat_back(table.game_id, ada.key) is None  # already back
 
 
+def test_opening_the_phone_page_again_takes_the_seat_back() -> None:
+    # A phone whose socket is refused (its seat is a bot's) reloads its page.
+    table = with_stand_in()
+    services.stand_in_for_away(table.game_id, 0, 0)
+    page = client_for(table.player(0).key).get(f"/play/{table.code}/")
+    assert page.status_code == 200 and 'data-my-turn="1"' in page.content.decode()
+    seat = Seat.objects.get(game_id=table.game_id, position=0)
+    assert not seat.is_bot and seat.player_key == table.player(0).key
+
+
 def test_the_rejoin_code_also_takes_the_seat_back_from_a_stand_in() -> None:
     table = with_stand_in()
     services.stand_in_for_away(table.game_id, 0, 0)
