@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.utils import translation
 
@@ -207,3 +209,26 @@ def test_a_rematch_keeps_the_stand_in_setting() -> None:
     Game.objects.filter(pk=table.game_id).update(status=Game.Status.OVER)
     fresh = services.rematch(table.game_id, table.host_key)
     assert fresh.stand_in_after == 60
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_numbers_bots_stored_with_a_translated_name() -> None:
+    before = [("game", "0003_status_labels")]
+    after = [("game", "0004_bot_number_and_stand_in_after")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    game_row = old.get_model("game", "Game").objects.create(code="OLDBOT", host_key="h")
+    for position, (name, kind) in enumerate(
+        [("Ada", ""), ("Botti 2", "greedy"), ("Bob", "stand-in")]
+    ):
+        old.get_model("game", "Seat").objects.create(
+            game=game_row, position=position, name=name, is_bot=bool(kind), bot_kind=kind
+        )
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(after)
+    seats = Seat.objects.filter(game__code="OLDBOT").order_by("position")
+    assert list(seats.values_list("name", "bot_number")) == [("Ada", 0), ("Botti 2", 2), ("Bob", 0)]
+    with translation.override("de"):
+        assert str(rendering.load_snapshot(game_row.pk).seats[1].name) == "Bot 2 (mittel)"
