@@ -215,4 +215,5 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     context = replay_context(game, request.GET.get("step"))
     if getattr(request, "htmx", False):
         return render(request, "replay/step.html", context)
+    context["downloadable"] = _may_download(game, str(request.session.get("player_key", "")))
     return render(request, "replay/viewer.html", context)

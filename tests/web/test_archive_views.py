@@ -158,6 +158,16 @@ def test_a_replay_never_shows_a_blind_reserved_card_or_the_decks() -> None:
     assert card_ids(page) <= visible_cards(blind, None)
 
 
+def test_the_viewer_offers_the_record_only_to_who_may_download_it() -> None:
+    over = finished_game()
+    viewer = Client().get(f"/replay/{over.code}/").content.decode()
+    assert f"/games/{over.code}/record.txt" in viewer
+    table = start(open_lobby(("Ada", "Bob")), first_player=0)
+    url = f"/games/{table.code}/record.txt"
+    assert url not in Client().get(f"/replay/{table.code}/").content.decode()
+    assert url in host_client(table).get(f"/replay/{table.code}/").content.decode()
+
+
 def test_a_game_in_the_lobby_has_no_replay() -> None:
     assert Client().get(f"/replay/{open_lobby().code}/").status_code == 404
 
