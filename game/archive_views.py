@@ -47,9 +47,16 @@ class GameLine:
     when: Any  # a datetime, formatted by the template in the screen's language
     players: tuple[PlayerLine, ...]
     over: bool
+    downloadable: bool  # finished, or running and hosted by this screen
 
 
-def _line(game: Game) -> GameLine:
+def _may_download(game: Game, viewer_key: str) -> bool:
+    """A running game's record shows the decks (its seed): only its host may take it."""
+    is_host = bool(game.host_key) and game.host_key == viewer_key
+    return game.status == Game.Status.OVER or is_host
+
+
+def _line(game: Game, viewer_key: str) -> GameLine:
     state = services.load_state(game)
     ended = outcome(state) if state is not None else None
     winners = ended.winners if ended else ()
@@ -69,6 +76,7 @@ def _line(game: Game) -> GameLine:
         when=game.created_at,
         players=players,
         over=game.status == Game.Status.OVER,
+        downloadable=_may_download(game, viewer_key),
     )
 
 
@@ -85,7 +93,8 @@ def games_page(number: Any) -> Page[Game]:
 def games_context(request: HttpRequest) -> dict[str, Any]:
     """What templates/archive/games.html needs; reads no session row."""
     page = games_page(request.GET.get("page"))
-    return {"games": page, "game_lines": [_line(g) for g in page.object_list]}
+    viewer_key = str(request.session.get("player_key", ""))
+    return {"games": page, "game_lines": [_line(g, viewer_key) for g in page.object_list]}
 
 
 def games(request: HttpRequest) -> HttpResponse:
@@ -106,8 +115,7 @@ def _started_game(code: str) -> Game:
 def export(request: HttpRequest, code: str) -> HttpResponse:
     """Download a game record; a running game's only for its host (the seed shows the decks)."""
     game = _started_game(code)
-    is_host = bool(game.host_key) and game.host_key == request.session.get("player_key")
-    if game.status != Game.Status.OVER and not is_host:
+    if not _may_download(game, str(request.session.get("player_key", ""))):
         raise Http404(_("Only the screen that created a running game can download it."))
     text = archive.write(archive.record_of(game))
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")
@@ -207,4 +215,5 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     context = replay_context(game, request.GET.get("step"))
     if request.headers.get("HX-Request") == "true":  # htmx asks for the region only
         return render(request, "replay/step.html", context)
+    context["downloadable"] = _may_download(game, str(request.session.get("player_key", "")))
     return render(request, "replay/viewer.html", context)

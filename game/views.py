@@ -177,13 +177,21 @@ def stand_in(request: HttpRequest, code: str) -> HttpResponse:
     )
 
 
+def _seconds(request: HttpRequest) -> int | None:
+    """Read the lobby's stand-in choice: blank for never, else whole seconds."""
+    text = request.POST.get("seconds", "")
+    if not text:
+        return None
+    if text.isascii() and text.isdigit():
+        return int(text)
+    raise services.Refused(_("That request could not be read."))
+
+
 @require_POST
 def stand_in_after(request: HttpRequest, code: str) -> HttpResponse:
     """The lobby's option: a bot plays for a phone away this many seconds on its turn."""
-    text = request.POST.get("seconds", "")
-    seconds = int(text) if text.isascii() and text.isdigit() else None
     return _host_action(
-        request, code, lambda game, key: services.set_stand_in(game.id, key, seconds)
+        request, code, lambda game, key: services.set_stand_in(game.id, key, _seconds(request))
     )
 
 
@@ -257,6 +265,8 @@ def play(request: HttpRequest, code: str) -> HttpResponse:
     seat = services.seat_of(game, known_key(request))
     if seat is None:
         return redirect("join", code=game.code)
+    if seat.is_bot:  # a stand-in played while this phone was away: it is back now
+        services.take_seat_back(game.id, seat.player_key)
     snap = rendering.load_snapshot(game.id)
     context = {
         "snap": snap.room,

@@ -235,6 +235,11 @@ def test_the_commands_export_import_and_replay(
     assert "Imported game" in capsys.readouterr().out
     assert Game.objects.exclude(pk=original.pk).get().state == original.state
 
+    # Saved again by a Windows editor (BOM, CRLF), it still reads.
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_text().replace("\n", "\r\n").encode())
+    call_command("replay_game", str(path))
+    assert "result: over, winners" in capsys.readouterr().out
+
     path.write_text(corrupt(path.read_text(), 3, "take:www"))
     before = stored_rows()
     with pytest.raises(CommandError, match="Move 3 does not replay"):

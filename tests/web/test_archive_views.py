@@ -36,7 +36,7 @@ def test_the_start_page_lists_running_and_finished_games_newest_first() -> None:
     state = services.load_state(game(over.pk))
     assert state is not None
     winner = "Ada" if state.players[0].points >= state.players[1].points else "Bob"
-    assert re.search(rf'class="player winner">.*?{winner} <b>\d+ points</b>', page)
+    assert re.search(rf'class="game-player winner">.*?{winner} <b>\d+ points</b>', page)
     assert f'href="/replay/{over.code}/"' in page
     assert f'href="/games/{over.code}/record.txt"' in page
     assert f'href="/host/{running.code}/"' in page
@@ -90,6 +90,8 @@ def test_a_running_game_downloads_only_on_its_host_screen() -> None:
     assert Client().get(url).status_code == 404
     assert client_for(table.player(0).key).get(url).status_code == 404
     assert host_client(table).get(url).status_code == 200
+    assert url in host_client(table).get("/").content.decode()  # listed on its host screen
+    assert url not in Client().get("/").content.decode()
     lobby = open_lobby(("Cy", "Di"))
     assert host_client(lobby).get(f"/games/{lobby.code}/record.txt").status_code == 404
 
@@ -154,6 +156,16 @@ def test_a_replay_never_shows_a_blind_reserved_card_or_the_decks() -> None:
     assert f'data-card="{hidden}"' not in page
     assert not (card_ids(page) & {c for deck in blind.decks for c in deck})
     assert card_ids(page) <= visible_cards(blind, None)
+
+
+def test_the_viewer_offers_the_record_only_to_who_may_download_it() -> None:
+    over = finished_game()
+    viewer = Client().get(f"/replay/{over.code}/").content.decode()
+    assert f"/games/{over.code}/record.txt" in viewer
+    table = start(open_lobby(("Ada", "Bob")), first_player=0)
+    url = f"/games/{table.code}/record.txt"
+    assert url not in Client().get(f"/replay/{table.code}/").content.decode()
+    assert url in host_client(table).get(f"/replay/{table.code}/").content.decode()
 
 
 def test_a_game_in_the_lobby_has_no_replay() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.utils import translation
 
@@ -126,6 +128,9 @@ def test_the_host_sets_the_stand_in_in_the_lobby() -> None:
         '<option value="30" selected>30 seconds</option>'
         in host.get(f"/host/{table.code}/").content.decode()
     )
+    for unreadable in ("soon", "-5", "٣٠"):
+        response = host.post(f"/host/{table.code}/stand-in-after/", {"seconds": unreadable})
+        assert response.status_code == 302 and game(table.game_id).stand_in_after == 30
     host.post(f"/host/{table.code}/stand-in-after/", {"seconds": ""})
     assert game(table.game_id).stand_in_after is None
 
@@ -169,6 +174,16 @@ def test_a_bot_plays_for_a_phone_away_on_its_turn_until_it_reconnects() -> None:
     assert services.take_seat_back(table.game_id, ada.key) is None  # already back
 
 
+def test_opening_the_phone_page_again_takes_the_seat_back() -> None:
+    # A phone whose socket is refused (its seat is a bot's) reloads its page.
+    table = with_stand_in()
+    services.stand_in_for_away(table.game_id, 0, 0)
+    page = client_for(table.player(0).key).get(f"/play/{table.code}/")
+    assert page.status_code == 200 and 'data-my-turn="1"' in page.content.decode()
+    seat = Seat.objects.get(game_id=table.game_id, position=0)
+    assert not seat.is_bot and seat.player_key == table.player(0).key
+
+
 def test_the_rejoin_code_also_takes_the_seat_back_from_a_stand_in() -> None:
     table = with_stand_in()
     services.stand_in_for_away(table.game_id, 0, 0)
@@ -194,3 +209,26 @@ def test_a_rematch_keeps_the_stand_in_setting() -> None:
     Game.objects.filter(pk=table.game_id).update(status=Game.Status.OVER)
     fresh = services.rematch(table.game_id, table.host_key)
     assert fresh.stand_in_after == 60
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_numbers_bots_stored_with_a_translated_name() -> None:
+    before = [("game", "0003_status_labels")]
+    after = [("game", "0004_bot_number_and_stand_in_after")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    game_row = old.get_model("game", "Game").objects.create(code="OLDBOT", host_key="h")
+    for position, (name, kind) in enumerate(
+        [("Ada", ""), ("Botti 2", "greedy"), ("Bob", "stand-in")]
+    ):
+        old.get_model("game", "Seat").objects.create(
+            game=game_row, position=position, name=name, is_bot=bool(kind), bot_kind=kind
+        )
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(after)
+    seats = Seat.objects.filter(game__code="OLDBOT").order_by("position")
+    assert list(seats.values_list("name", "bot_number")) == [("Ada", 0), ("Botti 2", 2), ("Bob", 0)]
+    with translation.override("de"):
+        assert str(rendering.load_snapshot(game_row.pk).seats[1].name) == "Bot 2 (mittel)"

@@ -19,7 +19,7 @@ from game import archive
 def read_record(path: str) -> archive.Record:
     """Read a record file; any problem becomes a CommandError naming it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM from Windows editors
     except (OSError, UnicodeDecodeError) as error:
         raise CommandError(f"{path}: {error}") from None
     try:
