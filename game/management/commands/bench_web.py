@@ -3,13 +3,14 @@
     python manage.py bench_web [--seconds 10] [--games 100] [--busy-games 10]
                                [--idle-sockets 200] [--quick] [--no-scale]
 
-The same client drives both servers. A game is five screens (the TV and four
-seated phones); the phone whose turn it is sends a legal action that a greedy
-bot chooses on the client's own copy of the game, and the action counts as
-done when all five screens show the new version (`data-version` on the element
-with id "screen" or "hand"). Only what a screen sees is used, so the command
-works whatever the server does inside. Every figure is printed beside the bare
-server's figure of the same run and their ratio:
+The same client drives both servers through the same games. A game is five
+screens (the TV and four seated phones); the phone whose turn it is sends the
+legal action that greedy bots, playing the same deal in the engine beforehand,
+chose there, and the action counts as done when all five screens show the new
+version (`data-version` on the element with id "screen" or "hand"). Only what
+a screen sees is used, so the command works whatever the server does inside.
+Every figure is printed beside the bare server's figure of the same run and
+their ratio:
 
 - 1 game, acting as soon as its screens show the last action: p50/p99 latency;
 - --busy-games (10) at once, the same way: actions/s, and the server's CPU
@@ -47,7 +48,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +57,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from game.engine import Action, GameState, apply_action, new_game
+from game.engine import apply_action, new_game
 from game.engine.bots import Bot, make_bot
 from game.management.loopback import (
     LOOPBACK,
@@ -76,6 +78,7 @@ SEATS = 4
 SEED = 20_240_611
 WAIT = 30.0  # seconds the screens may take to show one action before it counts as lost
 MAX_ACTIONS = 1_000_000  # a bound on every loop, besides its time
+MAX_CHANGES = 2_000  # far beyond any game's length
 PROJECT_APP = "splendor_site.asgi:application"
 BARE_APP = "game.management.bare_fanout:application"
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -108,20 +111,36 @@ def load() -> str:
 
 @dataclass
 class Table:
-    """One game as the client knows it: its code, the screens' cookies, its state."""
+    """One game as the client knows it: its code, the screens' cookies, its deal, its version."""
 
     code: str
     cookies: list[str]  # session keys: the TV's (the host's), then one phone a seat
-    state: GameState
-    bots: list[Bot]
-
-    def choose(self) -> tuple[int, Action]:
-        seat = self.state.current
-        return seat, self.bots[seat].choose(self.state, seat)
+    seed: int
+    version: int
 
 
-def _bots(seed: int) -> list[Bot]:
+def greedy_bots(seed: int) -> list[Bot]:
     return [make_bot("greedy", seed * 10 + position) for position in range(SEATS)]
+
+
+@lru_cache(maxsize=1024)
+def script(seed: int) -> tuple[tuple[int, str], ...]:
+    """Every change of the game greedy bots play from this deal: (seat, action) each.
+
+    Chosen ahead, so that the client's own thinking neither delays the actions nor
+    competes with the servers; both servers get the same games (same seeds).
+    """
+    state = new_game(SEATS, seed, 0)
+    bots = greedy_bots(seed)
+    changes: list[tuple[int, str]] = []
+    for _change in range(MAX_CHANGES):
+        if state.is_over:
+            return tuple(changes)
+        seat = state.current
+        action = bots[seat].choose(state, seat)
+        changes.append((seat, action.notation()))
+        apply_action(state, action, seat)
+    raise CommandError(f"the game of seed {seed} did not end within {MAX_CHANGES} changes")
 
 
 def project_table(number: int, bots: int = 0) -> Table:
@@ -146,8 +165,7 @@ def project_table(number: int, bots: int = 0) -> Table:
         for _bot in range(bots):
             services.add_bot(game.id, host_key, "greedy")
         services.start_game(game.id, host_key, first_player=0)
-        state = services.load_state(Game.objects.get(pk=game.id))
-        assert state is not None
+        version = Game.objects.values_list("version", flat=True).get(pk=game.id)
         cookies = []
         for key in [host_key, *keys]:
             store = SessionStore()
@@ -155,7 +173,7 @@ def project_table(number: int, bots: int = 0) -> Table:
             store.create()
             assert store.session_key is not None
             cookies.append(store.session_key)
-        return Table(game.code, cookies, state, _bots(seed))
+        return Table(game.code, cookies, seed, version)
     finally:
         connection.close()  # dealt from many threads: leave no connection open
 
@@ -164,7 +182,7 @@ def bare_table(number: int) -> Table:
     """The same game for the bare server, which keeps nothing but a version."""
     seed = SEED + number
     cookies = [secrets.token_hex(16) for _ in range(SEATS + 1)]
-    return Table(f"bare{number}", cookies, new_game(SEATS, seed, 0), _bots(seed))
+    return Table(f"bare{number}", cookies, seed, 0)
 
 
 # ---------------------------------------------------------------- the client
@@ -177,21 +195,21 @@ class Target:
     name: str
     servers: list[Server]
     deal: Callable[[int], Table]
+    numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_table(self) -> Table:
+        """Deal the next game; every target deals the same games in the same order."""
+        with self.lock:
+            number = next(self.numbers)
+        script(SEED + number)  # thought out now, not while measuring
+        return self.deal(number)
 
     def cpu(self) -> float:
         return sum(cpu_seconds(server.pid) for server in self.servers)
 
     def rss(self) -> int:
         return sum(rss_bytes(server.pid) for server in self.servers)
-
-
-_numbers = itertools.count(1)
-_numbers_lock = threading.Lock()
-
-
-def next_number() -> int:
-    with _numbers_lock:
-        return next(_numbers)
 
 
 @dataclass
@@ -215,7 +233,7 @@ class Player:
     def __init__(self, target: Target, slot: int) -> None:
         self.target = target
         self.slot = slot  # spreads the screens over the target's servers
-        self.table = target.deal(next_number())
+        self.table = target.next_table()
         self.screens: list[MiniWebSocket] = []
         self.latencies: list[float] = []
         self.traffic = Traffic()
@@ -230,7 +248,7 @@ class Player:
             role = "table" if index == 0 else "seat"
             self.screens.append(MiniWebSocket(port, f"/ws/game/{self.table.code}/{role}/", cookie))
         for ws in self.screens:  # the first message is the whole current view
-            ws.wait_version(self.table.state.moves, clock() + WAIT)
+            ws.wait_version(self.table.version, clock() + WAIT)
         self.reset_traffic()
 
     def reset_traffic(self) -> None:
@@ -253,20 +271,20 @@ class Player:
 
     def act(self) -> None:
         """Play one action from the phone whose turn it is; wait until every screen shows it."""
-        state = self.table.state
-        seat, action = self.table.choose()
-        target = state.moves + 1
+        table = self.table
+        changes = script(table.seed)
+        seat, action = changes[table.version]
         start = clock()
-        self.screens[1 + seat].send_json({"action": action.notation(), "version": state.moves})
+        self.screens[1 + seat].send_json({"action": action, "version": table.version})
         for ws in self.screens:
-            ws.wait_version(target, start + WAIT)
+            ws.wait_version(table.version + 1, start + WAIT)
         self.latencies.append(clock() - start)
         self.traffic.changes += 1
-        apply_action(state, action, seat)
-        if state.is_over:  # a fresh game, connected outside the timed part
+        table.version += 1
+        if table.version == len(changes):  # a fresh game, connected outside the timed part
             self.count_traffic()
             self.close()
-            self.table = self.target.deal(next_number())
+            self.table = self.target.next_table()
             self.replaced += 1
             self.connect()
 
@@ -371,7 +389,7 @@ def memory_per_socket(target: Target, table: Table, count: int) -> float:
             port = target.servers[index % len(target.servers)].port
             ws = MiniWebSocket(port, f"/ws/game/{table.code}/table/", secrets.token_hex(16))
             extra.append(ws)
-            ws.wait_version(table.state.moves, clock() + WAIT)
+            ws.wait_version(table.version, clock() + WAIT)
         return (target.rss() - before) / max(1, count)
     finally:
         for ws in extra:

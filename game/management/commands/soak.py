@@ -38,7 +38,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from game.management.commands.bench_web import SEATS, Table, project_table
+from game.management.commands.bench_web import SEATS, Table, greedy_bots, project_table
 from game.management.loopback import VERSION, rss_bytes, run_child
 
 CHILD_ENV = "SPLENDOR_SOAK_DB"
@@ -114,6 +114,7 @@ async def play_game(number: int, bots: int) -> int:
         for index, cookie in enumerate(table.cookies)
     ]
     phones = SEATS - bots
+    players = greedy_bots(table.seed)  # choose for the phones
     try:
         for screen in screens:
             await screen.connect()
@@ -124,7 +125,7 @@ async def play_game(number: int, bots: int) -> int:
                 return int(state.moves)
             seat = state.current
             if seat < phones:  # a phone plays; otherwise the server's bot does
-                action = table.bots[seat].choose(state, seat)
+                action = players[seat].choose(state, seat)
                 await screens[1 + seat].communicator.send_json_to(
                     {"action": action.notation(), "version": state.moves}
                 )
