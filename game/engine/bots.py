@@ -1,4 +1,4 @@
-"""Computer players: a random one and a greedy one, plus a helper to play a game out.
+"""Computer players (random, greedy, easy; the hard one is in search.py) and a game runner.
 
 A bot is handed the full GameState (the engine's own object, for speed) but
 must read only what its seat may see: the bank, the market, the nobles, deck
@@ -7,8 +7,9 @@ own hand including its blind-reserved cards. It never reads deck contents or
 another seat's blind-reserved cards. `legal_actions` only tells it whether a
 deck is empty, which every screen shows too.
 
-Both bots are deterministic: the same seed and the same states give the same
-choices.
+These bots are deterministic: the same seed and the same states give the same
+choices. Levels for the lobby: easy (EasyBot), medium (the greedy bot) and hard
+(search.SearchBot, made by make_bot).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ RESERVE_CLOSE = 3  # reserve the target for gold only when it lacks at most this
 GOLD_KEEP = 0.05  # gold is the most flexible token: keep it when all else is equal
 VARIETY = 0.01  # three different gems leave more choice than two alike at equal value
 TIE_NOISE = 1e-6  # seeded jitter so equal choices are broken by the seed, not by order
+EASY_CARELESSNESS = 0.5  # share of the easy bot's moves played at random
 
 
 class Bot(Protocol):
@@ -351,15 +353,59 @@ def _without(hand: list[int], colour: int) -> list[int]:
 # ---------------------------------------------------------------- playing
 
 
-BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+# ---------------------------------------------------------------- easy
 
 
-def make_bot(kind: str, seed: int) -> Bot:
-    """Return a new bot of this kind ("random" or "greedy")."""
+class EasyBot:
+    """A beginner's opponent: plays like the greedy bot, but often picks at random.
+
+    It still buys a card that is right in front of it some of the time, so a
+    ten-year-old can beat it without it looking silly.
+    """
+
+    def __init__(self, seed: int, carelessness: float = EASY_CARELESSNESS) -> None:
+        self.rng = random.Random(seed)
+        self.greedy = GreedyBot(seed)
+        self.random = RandomBot(seed + 1)
+        self.carelessness = carelessness
+
+    def choose(self, state: GameState, seat: int) -> Action:
+        if self.rng.random() < self.carelessness:
+            return self.random.choose(state, seat)
+        return self.greedy.choose(state, seat)
+
+
+# ---------------------------------------------------------------- levels and playing
+
+
+# The cheap, always deterministic bots by name; "hard" (the search bot) comes from make_bot.
+BOTS: dict[str, Callable[[int], Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "easy": EasyBot,
+    "medium": GreedyBot,
+}
+HARD = "hard"
+LEVELS = ("easy", "medium", HARD)  # what the lobby offers, weakest first
+BOT_KINDS = (*BOTS, HARD)  # every name make_bot knows
+
+
+def make_bot(
+    kind: str, seed: int, *, budget: float | None = None, playouts: int | None = None
+) -> Bot:
+    """Return a new bot: a level ("easy", "medium", "hard") or "random" / "greedy".
+
+    `budget` (seconds a move) and `playouts` (a cap a move) only concern "hard";
+    without either it thinks for search.DEFAULT_BUDGET seconds.
+    """
+    if kind == HARD:
+        from game.engine.search import SearchBot  # the search builds on the greedy bot
+
+        return SearchBot(seed, budget=budget, playouts=playouts)
     try:
         return BOTS[kind](seed)
     except KeyError:
-        raise ValueError(f"Unknown bot {kind!r}; choose from {', '.join(BOTS)}.") from None
+        raise ValueError(f"Unknown bot {kind!r}; choose from {', '.join(BOT_KINDS)}.") from None
 
 
 def play_game(
