@@ -213,10 +213,12 @@ class SearchBot:
             return result
         alive = list(tallies)
         rounds = 0
-        while not self._spent(result.playouts, start):
+        while not self._capped(result.playouts) and not self._late(start):
             sample = determinise(state, seat, self.rng) if rounds else root
             luck = self.rng.randrange(2**32)
             for tally in alive:
+                if self._late(start):  # a slow machine must not keep the players waiting
+                    break
                 trial = sample.copy()
                 apply_action(trial, tally.action, seat)
                 bots = [GreedyBot(luck + s) for s in range(state.num_players)]
@@ -231,7 +233,9 @@ class SearchBot:
         result.seconds = self.clock() - start
         return result
 
-    def _spent(self, playouts: int, start: float) -> bool:
-        if self.playouts is not None and playouts >= self.playouts:
-            return True
+    def _capped(self, playouts: int) -> bool:
+        """The playout cap ends the search between rounds, so every candidate gets its turn."""
+        return self.playouts is not None and playouts >= self.playouts
+
+    def _late(self, start: float) -> bool:
         return self.budget is not None and self.clock() - start >= self.budget

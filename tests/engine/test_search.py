@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -23,7 +24,9 @@ from game.engine.cards import CARDS
 from game.engine.search import SearchBot, candidates, determinise, unseen_cards
 from tests.engine.builder import position
 
-PLAYOUTS = 12  # small: these tests check behaviour, not strength
+# Tiny: these tests check behaviour, not strength. One playout means one round:
+# every candidate played out once on one determinisation.
+PLAYOUTS = 1
 
 
 # ---------------------------------------------------------------- positions with secrets
@@ -64,17 +67,21 @@ def reshuffled(state: GameState, seat: int, rng: random.Random) -> GameState:
     return other
 
 
-def secret_positions() -> list[tuple[GameState, int]]:
-    """Positions (state, seat to play) where another seat holds blind cards."""
+@functools.cache
+def secret_positions() -> tuple[tuple[GameState, int], ...]:
+    """Positions (state, seat to play) where another seat holds blind cards.
+
+    Shared between tests: nothing may change them (the bots work on copies).
+    """
     found = []
-    for players, seed, moves in [(2, 1, 9), (2, 4, 30), (3, 2, 14), (4, 3, 21), (2, 5, 40)]:
+    for players, seed, moves in [(2, 1, 9), (2, 4, 30), (2, 5, 40), (3, 2, 14), (4, 3, 21)]:
         state = blind_reserving_game(players, seed, moves, secretive=1)
         while state.current == 1 and not state.is_over:  # let a seat without secrets decide
             apply_action(state, GreedyBot(seed).choose(state, state.current))
         assert any(state.players[1].blind), "the position should hold a secret"
         assert not state.is_over
         found.append((state, state.current))
-    return found
+    return tuple(found)
 
 
 # ---------------------------------------------------------------- no peeking
@@ -92,8 +99,11 @@ def test_reshuffled_positions_really_differ_in_hidden_cards() -> None:
 def test_search_decisions_ignore_deck_order_and_others_blind_cards(position_index: int) -> None:
     state, seat = secret_positions()[position_index]
     other = reshuffled(state, seat, random.Random(position_index))
-    first, second = SearchBot(7, playouts=PLAYOUTS), SearchBot(7, playouts=PLAYOUTS)
+    before = state.to_json()
+    playouts = 20 if state.num_players == 2 else PLAYOUTS  # two rounds, or one
+    first, second = SearchBot(7, playouts=playouts), SearchBot(7, playouts=playouts)
     assert first.choose(state, seat) == second.choose(other, seat)
+    assert state.to_json() == before, "the search must work on copies"
     assert first.last is not None and second.last is not None
     # Not only the choice: every playout scored the same.
     assert [(t.action, t.total) for t in first.last.tallies] == [
@@ -140,7 +150,7 @@ class Checked:
 
 @pytest.mark.slow
 def test_hard_bot_plays_a_whole_game_legally() -> None:
-    hard = Checked(SearchBot(1, playouts=4))
+    hard = Checked(SearchBot(1, playouts=PLAYOUTS))
     state = play_game(2, 3, [hard, GreedyBot(2)])
     assert state.is_over
     assert {"take", "buy"} <= hard.kinds
@@ -150,7 +160,7 @@ def test_same_seed_and_playout_cap_give_the_same_game() -> None:
     def opening() -> GameState:
         state = new_game(2, 8, first_player=0)
         bots: list[Bot] = [SearchBot(5, playouts=3), GreedyBot(1)]
-        while state.moves < 8:
+        while state.moves < 6:
             apply_action(state, bots[state.current].choose(state, state.current))
         return state
 
@@ -165,7 +175,7 @@ def test_a_winning_purchase_is_found() -> None:
         decks={1: [5, 6, 7], 3: [73, 74]},
     )
     assert card(72).points == 4 and card(72).cost == (0, 0, 0, 0, 7)
-    assert SearchBot(2, playouts=30).choose(state, 0) == Action(
+    assert SearchBot(2, playouts=PLAYOUTS).choose(state, 0) == Action(
         BUY, card=72, payment=(0,) * 4 + (7, 0)
     )
 
