@@ -1,4 +1,4 @@
-"""Computer players: a random one and a greedy one, plus a helper to play a game out.
+"""Computer players (random, greedy, easy; the hard one is in search.py) and a game runner.
 
 A bot is handed the full GameState (the engine's own object, for speed) but
 must read only what its seat may see: the bank, the market, the nobles, deck
@@ -7,8 +7,9 @@ own hand including its blind-reserved cards. It never reads deck contents or
 another seat's blind-reserved cards. `legal_actions` only tells it whether a
 deck is empty, which every screen shows too.
 
-Both bots are deterministic: the same seed and the same states give the same
-choices.
+These bots are deterministic: the same seed and the same states give the same
+choices. Levels for the lobby: easy (EasyBot), medium (the greedy bot) and hard
+(search.SearchBot, made by make_bot).
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from game.engine.cards import COSTS, card, noble
 from game.engine.colours import GEMS, GOLD
 from game.engine.rules import apply_action, legal_actions
 from game.engine.setup import new_game
-from game.engine.state import EMPTY, MAX_RESERVED, TOKEN_LIMIT, WINNING_POINTS, GameState
+from game.engine.state import (
+    EMPTY,
+    MAX_RESERVED,
+    TOKEN_LIMIT,
+    WINNING_POINTS,
+    GameState,
+    PlayerState,
+)
 
 # A game of Splendor takes well under 200 actions a seat; anything near this is a loop.
 MAX_MOVES = 2000
@@ -38,6 +46,7 @@ RESERVE_CLOSE = 3  # reserve the target for gold only when it lacks at most this
 GOLD_KEEP = 0.05  # gold is the most flexible token: keep it when all else is equal
 VARIETY = 0.01  # three different gems leave more choice than two alike at equal value
 TIE_NOISE = 1e-6  # seeded jitter so equal choices are broken by the seed, not by order
+EASY_CARELESSNESS = 0.5  # share of the easy bot's moves played at random
 
 
 class Bot(Protocol):
@@ -96,14 +105,62 @@ def shortfall(need: Sequence[int], hand: Sequence[int]) -> int:
 
 def turns_needed(need: Sequence[int], hand: Sequence[int], bank: Sequence[int]) -> int:
     """Estimate the turns of gem taking before a card with this need is affordable."""
-    missing = [max(0, need[c] - hand[c]) for c in GEMS]
-    total = max(0, sum(missing) - hand[GOLD])
-    if total == 0:
+    total = scarce = pairs = 0
+    for c in GEMS:
+        missing = need[c] - hand[c]
+        if missing > 0:
+            total += missing
+            if missing > bank[c]:
+                scarce += missing - bank[c]
+            if (missing + 1) // 2 > pairs:
+                pairs = (missing + 1) // 2
+    total -= hand[GOLD]
+    if total <= 0:
         return 0
-    scarce = sum(max(0, missing[c] - bank[c]) for c in GEMS)
     overflow = max(0, sum(hand) + total - TOKEN_LIMIT)
-    pairs = max((m + 1) // 2 for m in missing)
     return max((total + 2) // 3, pairs) + 2 * scarce + overflow
+
+
+class CardValues:
+    """Values cards for one seat against one set of visible cards.
+
+    What every card shares (noble gaps, how many visible cards each colour's
+    bonus makes cheaper) is worked out once, as valuing is the greedy player's
+    hottest loop.
+    """
+
+    __slots__ = ("bonuses", "cheaper", "nobles", "points", "stage")
+
+    def __init__(self, state: GameState, player: PlayerState, visible: Sequence[int]) -> None:
+        bonuses = player.bonuses
+        self.bonuses = bonuses
+        self.points = player.points
+        self.stage = max(0.0, 1 - player.points / WINNING_POINTS)
+        self.nobles = []
+        for noble_id in state.nobles:
+            tile = noble(noble_id)
+            gap = sum(max(0, tile.requires[c] - bonuses[c]) for c in GEMS)
+            self.nobles.append((tile.requires, gap, tile.points))
+        self.cheaper = [sum(1 for v in visible if COSTS[v][c] > bonuses[c]) for c in GEMS]
+
+    def value(self, card_id: int) -> float:
+        """Points, plus noble progress, plus the usefulness of the card's bonus.
+
+        A card that would bring the seat to the winning points beats everything.
+        """
+        bought = card(card_id)
+        colour, have = bought.bonus, self.bonuses[bought.bonus]
+        value = float(bought.points)
+        gain = bought.points
+        for requires, gap, points in self.nobles:
+            if requires[colour] > have:
+                value += NOBLE_WEIGHT * points / gap
+                if gap == 1:
+                    gain = bought.points + points
+        if self.points + gain >= WINNING_POINTS:
+            value += WIN_BONUS
+        cheaper = self.cheaper[colour] - (COSTS[card_id][colour] > have)
+        return value + BONUS_WEIGHT * cheaper * self.stage
 
 
 class GreedyBot:
@@ -139,38 +196,20 @@ class GreedyBot:
         player = state.players[seat]
         visible = [c for row in state.market for c in row if c != EMPTY] + player.reserved
         bonuses = player.bonuses
+        values = CardValues(state, player, visible)
         found = []
         for card_id in visible:
             cost = COSTS[card_id]
             need = tuple(max(0, cost[c] - bonuses[c]) for c in GEMS)
-            value = self.card_value(state, seat, card_id, visible) + self.jitter()
+            value = values.value(card_id) + self.jitter()
             turns = turns_needed(need, player.tokens, state.bank)
             found.append(Target(card_id, value, need, turns))
         found.sort(key=lambda t: -t.score)
         return found
 
     def card_value(self, state: GameState, seat: int, card_id: int, visible: list[int]) -> float:
-        """Points, plus noble progress, plus the usefulness of the card's bonus.
-
-        A card that would bring the seat to the winning points beats everything.
-        """
-        player = state.players[seat]
-        bought = card(card_id)
-        colour, have = bought.bonus, player.bonuses[bought.bonus]
-        value = float(bought.points)
-        gain = bought.points
-        for noble_id in state.nobles:
-            requires = noble(noble_id).requires
-            if requires[colour] > have:
-                gap = sum(max(0, requires[c] - player.bonuses[c]) for c in GEMS)
-                value += NOBLE_WEIGHT * noble(noble_id).points / gap
-                if gap == 1:
-                    gain = bought.points + noble(noble_id).points
-        if player.points + gain >= WINNING_POINTS:
-            value += WIN_BONUS
-        cheaper = sum(1 for other in visible if other != card_id and COSTS[other][colour] > have)
-        stage = max(0.0, 1 - player.points / WINNING_POINTS)
-        return value + BONUS_WEIGHT * cheaper * stage
+        """See CardValues.value."""
+        return CardValues(state, state.players[seat], visible).value(card_id)
 
     def jitter(self) -> float:
         return self.rng.random() * TIE_NOISE
@@ -244,12 +283,19 @@ class GreedyBot:
                 buys[action.card] = action  # payments come least gold first
         if not buys:
             return None
-        return max(buys.values(), key=lambda a: self.buy_value(state, seat, a))
+        values = self.values(state, seat)
+        return max(buys.values(), key=lambda a: self.buy_value(state, seat, a, values))
 
-    def buy_value(self, state: GameState, seat: int, action: Action) -> float:
+    def values(self, state: GameState, seat: int) -> CardValues:
+        """Card values for this seat against every card it sees (market and own reserves)."""
         player = state.players[seat]
         visible = [c for row in state.market for c in row if c != EMPTY] + player.reserved
-        value = self.card_value(state, seat, action.card, visible)
+        return CardValues(state, player, visible)
+
+    def buy_value(
+        self, state: GameState, seat: int, action: Action, values: CardValues | None = None
+    ) -> float:
+        value = (values or self.values(state, seat)).value(action.card)
         return value - GOLD_KEEP * action.payment[GOLD] + self.jitter()
 
     def best_take(
@@ -258,16 +304,24 @@ class GreedyBot:
         """The gems that leave the best hand (after giving back any excess)."""
         best: tuple[Action | None, list[int]] = (None, hand)
         best_score = float("-inf")
+        for score, action, after in self.scored_takes(hand, takes, targets):
+            if score > best_score:
+                best, best_score = (action, after), score
+        return best
+
+    def scored_takes(
+        self, hand: list[int], takes: list[Action], targets: list[Target]
+    ) -> list[tuple[float, Action, list[int]]]:
+        """Every take with the hand it leaves (after giving back any excess) and its score."""
+        scored = []
         for action in takes:
             after = list(hand)
             for c in action.gems:
                 after[c] += 1
             after = self.keep_best(after, targets)
             score = self.hand_score(after, targets) + VARIETY * len(set(action.gems))
-            score += self.jitter()
-            if score > best_score:
-                best, best_score = (action, after), score
-        return best
+            scored.append((score + self.jitter(), action, after))
+        return scored
 
     def best_reserve(
         self, state: GameState, seat: int, legal: list[Action], goal: Target, progress: int
@@ -286,8 +340,8 @@ class GreedyBot:
         faces = [a for a in legal if a.kind == RESERVE and a.card]
         if not faces:
             return next((a for a in legal if a.kind == RESERVE), None)
-        visible = [a.card for a in faces] + player.reserved
-        return max(faces, key=lambda a: self.card_value(state, seat, a.card, visible))
+        values = CardValues(state, player, [a.card for a in faces] + player.reserved)
+        return max(faces, key=lambda a: values.value(a.card))
 
 
 def _without(hand: list[int], colour: int) -> list[int]:
@@ -299,15 +353,59 @@ def _without(hand: list[int], colour: int) -> list[int]:
 # ---------------------------------------------------------------- playing
 
 
-BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+# ---------------------------------------------------------------- easy
 
 
-def make_bot(kind: str, seed: int) -> Bot:
-    """Return a new bot of this kind ("random" or "greedy")."""
+class EasyBot:
+    """A beginner's opponent: plays like the greedy bot, but often picks at random.
+
+    It still buys a card that is right in front of it some of the time, so a
+    ten-year-old can beat it without it looking silly.
+    """
+
+    def __init__(self, seed: int, carelessness: float = EASY_CARELESSNESS) -> None:
+        self.rng = random.Random(seed)
+        self.greedy = GreedyBot(seed)
+        self.random = RandomBot(seed + 1)
+        self.carelessness = carelessness
+
+    def choose(self, state: GameState, seat: int) -> Action:
+        if self.rng.random() < self.carelessness:
+            return self.random.choose(state, seat)
+        return self.greedy.choose(state, seat)
+
+
+# ---------------------------------------------------------------- levels and playing
+
+
+# The cheap, always deterministic bots by name; "hard" (the search bot) comes from make_bot.
+BOTS: dict[str, Callable[[int], Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "easy": EasyBot,
+    "medium": GreedyBot,
+}
+HARD = "hard"
+LEVELS = ("easy", "medium", HARD)  # what the lobby offers, weakest first
+BOT_KINDS = (*BOTS, HARD)  # every name make_bot knows
+
+
+def make_bot(
+    kind: str, seed: int, *, budget: float | None = None, playouts: int | None = None
+) -> Bot:
+    """Return a new bot: a level ("easy", "medium", "hard") or "random" / "greedy".
+
+    `budget` (seconds a move) and `playouts` (a cap a move) only concern "hard";
+    without either it thinks for search.DEFAULT_BUDGET seconds.
+    """
+    if kind == HARD:
+        from game.engine.search import SearchBot  # the search builds on the greedy bot
+
+        return SearchBot(seed, budget=budget, playouts=playouts)
     try:
         return BOTS[kind](seed)
     except KeyError:
-        raise ValueError(f"Unknown bot {kind!r}; choose from {', '.join(BOTS)}.") from None
+        raise ValueError(f"Unknown bot {kind!r}; choose from {', '.join(BOT_KINDS)}.") from None
 
 
 def play_game(

@@ -125,7 +125,7 @@ def hide_from(state: GameState, seat: int) -> GameState:
 
 
 def test_make_bot_and_play_game_refuse_bad_input() -> None:
-    assert set(BOTS) == {"random", "greedy"}
+    assert set(BOTS) == {"random", "greedy", "easy", "medium"}
     assert isinstance(make_bot("greedy", 1), GreedyBot)
     assert isinstance(make_bot("random", 1), RandomBot)
     with pytest.raises(ValueError):
