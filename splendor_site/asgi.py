@@ -13,14 +13,16 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
-from game.routing import websocket_urlpatterns  # noqa: E402
+from game.routing import Starting, websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # Seats are identified by a token in the Django session; there are no user accounts.
-        "websocket": AllowedHostsOriginValidator(
-            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
-    }
+application = Starting(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # Seats are identified by a token in the Django session; there are no user accounts.
+            "websocket": AllowedHostsOriginValidator(
+                SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
+            ),
+        }
+    )
 )

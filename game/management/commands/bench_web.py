@@ -5,9 +5,10 @@
 (a) services.play (lock, validate, apply, record, save, announce) over N games of four
     seats, every seat a phone whose action a greedy bot chooses; called through
     database_sync_to_async from an event loop, as the consumers call it.
-(b) what each change costs the screens: every screen runs GameConsumer.send_view (read
-    the game, render its regions) once per change, with the shared cache, and again
-    with the cache cleared before every screen, to show what the cache saves.
+(b) what each change costs the screens: every screen's GameConsumer handles the event
+    the writer published for it (game.events: the table's or its seat's projection)
+    and sends the regions that changed, once per change with the shared region cache,
+    and again with the cache cleared before every screen, to show what it saves.
 (c) end to end: `manage.py runserver` (Daphne) on 127.0.0.1 and real websockets, one
     per screen; time from a phone sending its action until every screen of the game
     has the new version. Skipped with --no-sockets.
@@ -46,13 +47,14 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
-from game import presence, rendering, services
+from game import events, inbound, regions, rendering, services
 from game.consumers import GameConsumer
 from game.engine import Action, GameState, apply_action
 from game.engine.bots import Bot, make_bot
 from game.management.commands.bench_engine import one_core
 from game.management.loopback import SOCKET_TIMEOUT, Closed, MiniWebSocket, runserver
 from game.models import Game, new_player_key
+from game.readmodel import holder_of
 
 clock = time.perf_counter
 # CPU time of this process (all its threads): steadier than wall time on a busy machine.
@@ -191,27 +193,35 @@ def make_screens(table: Table, screens: int) -> list[Screen]:
     for kind, position in screen_kinds(screens):
         consumer = GameConsumer()
         consumer.scope = {"headers": [(b"host", b"127.0.0.1:8000")], "cookies": {}}
+        consumer.shown = regions.Shown()
+        consumer.limit = inbound.RateLimit()
         consumer.game_id = table.game_id
         consumer.role = "table" if position is None else "seat"
         consumer.seat_id = None if position is None else table.seat_ids[position]
         consumer.is_host = kind == "table (host)"
-        if position is not None:
-            consumer.player_key = table.keys[position]
-        else:
-            consumer.player_key = table.host_key if consumer.is_host else ""
+        consumer.holder = holder_of(table.keys[position]) if position is not None else ""
+        consumer.here = frozenset(table.seat_ids)  # the phones are online: no rejoin QR codes
         consumer.language = "en"
         sink = Sink()
         consumer.base_send = sink
-        queries = QueryCounter()
-        render = consumer.render
-
-        def counted(render: Callable[[], str] = render, queries: QueryCounter = queries) -> str:
-            with connection.execute_wrapper(queries):
-                return render()
-
-        consumer.render = counted  # type: ignore[method-assign]
-        made.append(Screen(kind, consumer, sink, queries))
+        made.append(Screen(kind, consumer, sink, QueryCounter()))
     return made
+
+
+async def deliver(screen: Screen, published: list[tuple[str, dict[str, Any]]]) -> None:
+    """Hand a screen the event the writer published for it, as the channel layer would."""
+    consumer = screen.consumer
+    group = (
+        events.table_group(consumer.game_id or 0)
+        if consumer.seat_id is None
+        else events.seat_group(consumer.game_id or 0, consumer.seat_id)
+    )
+    event = next(message for name, message in published if name == group)
+    with connection.execute_wrapper(screen.queries):
+        if consumer.seat_id is None:
+            await consumer.table_changed(event)
+        else:
+            await consumer.seat_changed(event)
 
 
 @dataclass
@@ -229,7 +239,7 @@ class RenderStats:
         return ORIGINAL_CACHED(key, counted)
 
 
-ORIGINAL_CACHED = rendering.cached
+ORIGINAL_CACHED = regions.cached
 
 
 # ---------------------------------------------------------------- (c) a minimal websocket client
@@ -480,28 +490,35 @@ class Command(BaseCommand):
         deal: Callable[[int], Awaitable[Table]],
     ) -> None:
         def connect(table: Table) -> dict[str, list[Screen]]:
-            for seat_id in table.seat_ids:  # the phones are online: no rejoin QR codes
-                presence.arrive(table.game_id, seat_id)
             return {
                 "cached": make_screens(table, screens),
                 "uncached": make_screens(table, screens),
             }
 
         views = [connect(table) for table in tables]
-        # Warm up (template loading and compiling), untimed: one view for every screen kind.
-        for screen in views[0]["uncached"]:
-            await screen.consumer.send_view()
-        for screen in views[0]["uncached"]:
-            screen.sink.sizes.clear()
-            screen.queries.count = 0
-            screen.consumer.last_html = ""
+        # Warm up (template loading and compiling), untimed: the whole view of every screen,
+        # as sent on connect.
+        for table_views in views:
+            for mode in ("cached", "uncached"):
+                for screen in table_views[mode]:
+                    await screen.consumer.send_full()
+                    screen.sink.sizes.clear()
+                    screen.queries.count = 0
+        published: list[tuple[str, dict[str, Any]]] = []
+
+        def capture(*args: Any) -> None:
+            published[:] = events.messages(*args)
+
         dealt = 10_000
         per_change: dict[str, list[float]] = {"cached": [], "uncached": []}
         cpu = {"cached": 0.0, "uncached": 0.0}
         per_kind: dict[str, list[float]] = {}
         stats = {"cached": RenderStats(), "uncached": RenderStats()}
         until = clock() + seconds
-        with mock.patch.object(rendering, "cached") as patched:
+        with (
+            mock.patch.object(regions, "cached") as patched,
+            mock.patch.object(events, "publish", capture),
+        ):
             for count in range(MAX_ACTIONS):
                 if clock() >= until:
                     break
@@ -523,7 +540,7 @@ class Command(BaseCommand):
                         if mode == "uncached":
                             rendering.clear_cache()
                         start = clock()
-                        await screen.consumer.send_view()
+                        await deliver(screen, published)
                         took = clock() - start
                         total += took
                         if mode == "cached":
