@@ -55,6 +55,11 @@ def render(template: str, context: dict[str, Any]) -> SafeString:
     return cached((template, freeze(context)), lambda: render_to_string(template, context))
 
 
+def absent(region_id: str) -> str:
+    """An empty, hidden stand-in for a region not shown now (keeps its place)."""
+    return f'<div id="{region_id}" hidden></div>'
+
+
 def clear() -> None:
     _cache.clear()
 
@@ -87,6 +92,11 @@ def fill_qr_codes(html: str, screen: Screen) -> str:
 def preserved_ids(html: str) -> frozenset[str]:
     """The ids of elements the browser keeps as they are (QR codes)."""
     return frozenset(_PRESERVED.findall(html)) if "hx-preserve" in html else frozenset()
+
+
+# Regions whose key starts with this are fixed HTML between regions (the opening
+# and closing tags of a panel that holds regions): sent with the whole screen only.
+STATIC = "~"
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,8 @@ class Shown:
         return _fill("".join(parts), screen.qr, shown)
 
     def _region(self, rid: str, html: str) -> str:
+        if rid.startswith(STATIC):
+            return ""
         digest = hash(html)
         if self.hashes.get(rid) == digest:
             return ""

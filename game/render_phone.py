@@ -18,6 +18,7 @@ from game.engine.actions import BUY, RESERVE, RETURN, TAKE, Action
 from game.engine.colours import NAMES
 from game.engine.projection import ColourCount, GameView
 from game.readmodel import Room
+from game.regions import STATIC
 
 
 def status(room: Room, view: GameView | None, oob: bool = True) -> str:
@@ -88,17 +89,34 @@ def _progress(view: GameView) -> list[dict[str, Any]]:
     ]
 
 
-def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "level": row["level"],
-            "roman": row["roman"],
-            "deck": row["deck"],
-            "blind": row["level"] in legal["blind"],
-            "cards": [(c, pays.get(c.id) if c else None) for c in row["cards"]],
-        }
-        for row in present.levels(view)
-    ]
+def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
+    """The market as this phone sees it: one region per deck and per card space, so a
+    bought card or a changed price sends one space, not the whole market."""
+    found: dict[str, str] = {f"{STATIC}market": regions.render("phone/regions/market.html", {})}
+    for row in present.levels(view):
+        level = row["level"]
+        found[f"{STATIC}row-{level}"] = f'<div class="market-row level-{level}">'
+        found[f"deck-{level}"] = regions.render(
+            "phone/regions/market_deck.html",
+            {
+                "level": level,
+                "roman": row["roman"],
+                "deck": row["deck"],
+                "blind": level in legal["blind"],
+            },
+        )
+        for index, card in enumerate(row["cards"]):
+            found[f"slot-{level}-{index}"] = regions.render(
+                "phone/regions/market_slot.html",
+                {
+                    "slot": f"{level}-{index}",
+                    "card": card,
+                    "pay": pays.get(card.id) if card else None,
+                },
+            )
+        found[f"{STATIC}row-{level}-end"] = "</div>"
+    found[f"{STATIC}market-end"] = "</section>"
+    return found
 
 
 def _sheets(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
@@ -159,6 +177,12 @@ def _playing(
             "current_name": room.seats[view.current].name,
         },
     )
+    # Controls that come and go stay in place as empty elements, so the phone's
+    # layout (its list of regions) stays the same and only what changed is sent.
+    found["return-picker"] = regions.absent("return-picker")
+    found["noble-choice"] = regions.absent("noble-choice")
+    found["pass-panel"] = regions.absent("pass-panel")
+    found["take-picker"] = regions.absent("take-picker")
     if my_turn and view.phase == "return":
         found["return-picker"] = regions.render(
             "phone/regions/return_picker.html",
@@ -181,9 +205,7 @@ def _playing(
                 "takes": legal["takes"],
             },
         )
-    found["market"] = regions.render(
-        "phone/regions/market.html", {"levels": _market(view, legal, pays)}
-    )
+    found.update(_market(view, legal, pays))
     reserved = [(r, pays.get(r.card.id) if r.card else None) for r in view.me.reserved]
     found["my-hand"] = regions.render(
         "phone/regions/my_hand.html", {"me": view.me, "reserved": reserved}

@@ -19,6 +19,8 @@ from game import present, regions
 from game.engine.projection import GameView
 from game.join_qr import qr_svg, rejoin_url
 from game.readmodel import Room
+from game.regions import STATIC
+from game.templatetags.splendor import card as card_html
 
 
 def _lobby(room: Room, is_host: bool, url: str, csrf: str, qr: dict[str, Any]) -> str:
@@ -42,7 +44,8 @@ def _player(player: dict[str, Any], room: Room, host: dict[str, Any], qr: dict[s
         player["rejoin_url"] = link
         qr[f"rejoin-qr-{seat.position}-{seat.rejoin_code}"] = partial(qr_svg, link)
     context = {
-        "p": player,
+        # Not is_current / acted_last: the meta region carries those (see table_screen).
+        "p": {k: v for k, v in player.items() if k not in ("is_current", "acted_last")},
         "snap": {"code": room.code},
         "is_host": host["is_host"],
         "csrf": host["csrf"],
@@ -52,13 +55,39 @@ def _player(player: dict[str, Any], room: Room, host: dict[str, Any], qr: dict[s
     return regions.render("parts/player.html", context)
 
 
+MARKET_PARTS = (f"{STATIC}market", f"{STATIC}row-", "table-deck-", "table-slot-")
+
+
+def _market(view: GameView) -> dict[str, str]:
+    """The market: one region per deck and per card space (a buy changes one space)."""
+    found = {f"{STATIC}market": '<div class="market">'}
+    for row in present.levels(view):
+        level = row["level"]
+        found[f"{STATIC}row-{level}"] = f'<div class="market-row level-{level}">'
+        found[f"table-deck-{level}"] = regions.render(
+            "host/regions/market_deck.html",
+            {"level": level, "roman": row["roman"], "deck": row["deck"]},
+        )
+        for index, card in enumerate(row["cards"]):
+            slot = f"table-slot-{level}-{index}"
+            if card is None:
+                found[slot] = f'<div id="{slot}" class="card card-empty"></div>'
+            else:  # the card as drawn everywhere, with the space's id
+                found[slot] = card_html(card).replace(
+                    '<div class="card ', f'<div id="{slot}" class="card ', 1
+                )
+        found[f"{STATIC}row-{level}-end"] = "</div>"
+    found[f"{STATIC}market-end"] = "</div>"
+    return found
+
+
 def _table(room: Room, view: GameView, host: dict[str, Any], qr: dict[str, Any]) -> dict[str, str]:
     outcome = present.outcome(view, room)
-    found: dict[str, str] = {}
+    found: dict[str, str] = {"final-banner": regions.absent("final-banner")}
     if view.final_round and outcome is None:
         found["final-banner"] = regions.render("host/regions/final_banner.html", {})
     found["nobles"] = regions.render("host/regions/nobles.html", {"nobles": view.nobles})
-    found["market"] = regions.render("host/regions/market.html", {"levels": present.levels(view)})
+    found.update(_market(view))
     found["bank"] = regions.render(
         "host/regions/bank.html",
         {"bank": view.bank, "last_taken": present.last_taken(view.last_turn_events)},
@@ -105,11 +134,13 @@ def table_screen(
     """
     csrf = csrf if is_host else ""
     qr: dict[str, Any] = {}
-    found: dict[str, str] = {
-        "screen-meta": regions.render(
-            "host/regions/meta.html", {"version": room.version, "status": room.status}
-        )
-    }
+    meta = {"version": room.version, "status": room.status, "current": -1, "acted_last": -1}
+    if view is not None:
+        # Which panel is highlighted travels here, so a panel is re-sent only when
+        # that player's holdings change (app.js sets the classes).
+        meta["current"] = view.current if view.phase != "over" else -1
+        meta["acted_last"] = view.last_turn_seat
+    found: dict[str, str] = {"screen-meta": regions.render("host/regions/meta.html", meta)}
     if room.next_code and is_host:
         found["screen-redirect"] = regions.render(
             "host/regions/redirect.html", {"next_code": room.next_code}
@@ -130,6 +161,8 @@ def whole_screen(room: Room, found: dict[str, str], *, oob: bool) -> str:
     parts = {k.replace("-", "_"): mark_safe(v) for k, v in found.items()}
     players = "".join(v for k, v in found.items() if k.startswith("player-"))
     parts["players"] = mark_safe(players)
+    market = "".join(v for k, v in found.items() if k.startswith(MARKET_PARTS))
+    parts["market"] = mark_safe(market)
     context = {
         "status": room.status,
         "version": room.version,

@@ -87,6 +87,15 @@
     });
     var cls = meta.getAttribute("data-class");
     if (cls && target.className !== cls) target.className = cls;
+    // The TV's player panels: whose turn it is, who acted last.
+    var current = meta.getAttribute("data-current");
+    var actedLast = meta.getAttribute("data-acted-last");
+    if (current === null) return;
+    target.querySelectorAll(".player[data-seat]").forEach(function (panel) {
+      var seat = panel.getAttribute("data-seat");
+      panel.classList.toggle("current", seat === current);
+      panel.classList.toggle("acted-last", seat === actedLast);
+    });
   }
 
   function afterUpdate() {
