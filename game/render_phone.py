@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from game import present, regions
@@ -220,8 +221,13 @@ def phone_screen(room: Room, view: GameView | None, position: int) -> regions.Sc
     phase = view.phase if view is not None else room.status
     found: dict[str, str] = {
         "status": status(room, view, oob=False),
-        "hand-meta": regions.render(
-            "phone/regions/meta.html", {"version": room.version, "my_turn": my_turn, "phase": phase}
+        "hand-meta": format_html(
+            '<div id="hand-meta" hidden data-version="{}" data-my-turn="{}"'
+            ' data-class="hand phase-{}{}"></div>',
+            room.version,
+            "1" if my_turn else "0",
+            phase,
+            " my-turn" if my_turn else "",
         ),
     }
     if room.next_code:

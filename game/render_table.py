@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from game import present, regions
@@ -140,7 +141,14 @@ def table_screen(
         # that player's holdings change (app.js sets the classes).
         meta["current"] = view.current if view.phase != "over" else -1
         meta["acted_last"] = view.last_turn_seat
-    found: dict[str, str] = {"screen-meta": regions.render("host/regions/meta.html", meta)}
+    found: dict[str, str] = {
+        "screen-meta": format_html(
+            '<div id="screen-meta" hidden data-version="{version}" data-status="{status}"'
+            ' data-class="screen screen-{status}" data-current="{current}"'
+            ' data-acted-last="{acted_last}"></div>',
+            **meta,
+        )
+    }
     if room.next_code and is_host:
         found["screen-redirect"] = regions.render(
             "host/regions/redirect.html", {"next_code": room.next_code}

@@ -215,6 +215,11 @@
     var body = sheet.querySelector(".sheet-body");
     body.innerHTML = "";
     body.appendChild(tpl.content.cloneNode(true));
+    // A card's sheet shows the card as drawn on the page (sent once, not per sheet).
+    body.querySelectorAll("[data-card-of]").forEach(function (holder) {
+      var card = document.querySelector('#hand .card[data-card="' + holder.getAttribute("data-card-of") + '"]');
+      if (card) holder.appendChild(card.cloneNode(true));
+    });
     sheet.hidden = false;
     var first = body.querySelector("button");
     if (first) first.focus();
