@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from game.engine import GameState
@@ -167,6 +168,11 @@ def encode_view(view: GameView) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
+# Cards and nobles never change: one view object each, shared by every decoded view.
+_card = lru_cache(maxsize=None)(card_view)
+_noble = lru_cache(maxsize=None)(noble_view)
+
+
 def _player_view(row: list[Any], nobles: list[int]) -> PlayerView:
     seat, tokens, bonuses, points, cards, reserved = row
     return PlayerView(
@@ -177,9 +183,9 @@ def _player_view(row: list[Any], nobles: list[int]) -> PlayerView:
         points=points,
         cards=cards,
         reserved=tuple(
-            ReservedView(level, blind, card_view(c) if c else None) for level, blind, c in reserved
+            ReservedView(level, blind, _card(c) if c else None) for level, blind, c in reserved
         ),
-        nobles=tuple(noble_view(n) for n in nobles),
+        nobles=tuple(_noble(n) for n in nobles),
     )
 
 
@@ -206,9 +212,9 @@ def _decode_view(text: str) -> GameView:
         turn=d["turn"],
         final_round=d["final"],
         bank=colour_counts(d["bank"]),
-        market=tuple(tuple(card_view(c) if c else None for c in row) for row in d["market"]),
+        market=tuple(tuple(_card(c) if c else None for c in row) for row in d["market"]),
         deck_counts=tuple(d["decks"]),
-        nobles=tuple(noble_view(n) for n in d["nobles"]),
+        nobles=tuple(_noble(n) for n in d["nobles"]),
         players=players,
         to_return=d["to_return"],
         noble_choices=tuple(d["choices"]),

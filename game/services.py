@@ -86,7 +86,7 @@ def _publish_after_commit(
         if bot_next:
             schedule_bot_turn(game.id, game.version)
 
-    transaction.on_commit(after_commit)
+    transaction.on_commit(after_commit, robust=True)  # committed: a failed send is only logged
 
 
 def explain(error: ActionError) -> str:

@@ -418,7 +418,7 @@ class Screens:
             headers.append((b"cookie", "; ".join(jar).encode()))
         communicator = WebsocketCommunicator(application, f"/ws/game/{code}/{role}/", headers)
         self.opened.append(communicator)
-        connected, detail = await communicator.connect(timeout=3)
+        connected, detail = await communicator.connect(timeout=15)  # a busy CI machine
         return connected, detail, Screen(communicator, label or role, seat)
 
     async def tv(self, table: Table, session: str | None = None, label: str = "tv") -> Screen:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,3 +83,28 @@ def test_a_blind_card_reaches_only_its_owners_context() -> None:
     for name, context in _contexts(table.game_id).items():
         ids = {v.id for v in _values(context) if isinstance(v, CardView)}
         assert (blind in ids) == (name == "seat 0"), name
+
+
+RENDERING_LAYER = (
+    "readmodel",
+    "join_qr",
+    "present",
+    "regions",
+    "render_table",
+    "render_phone",
+    "rendering",
+)
+
+
+@pytest.mark.parametrize("module", RENDERING_LAYER)
+def test_the_rendering_layer_never_imports_the_writer(module: str) -> None:
+    source = (Path(__file__).resolve().parents[2] / "game" / f"{module}.py").read_text()
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+            imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    assert imported, module
+    assert not imported & {"game.services", "game.events", "game.consumers"}, module
