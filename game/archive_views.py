@@ -20,9 +20,9 @@ from game import archive, rendering, services
 from game.bot_levels import seat_name
 from game.engine import GameState, new_game, outcome, parse_action
 from game.engine import replay as replay_moves
-from game.engine.projection import TABLE, view_for
 from game.engine.rules import apply_action
 from game.models import Game
+from game.readmodel import Room, SeatInfo
 
 GAMES_PER_PAGE = 8
 
@@ -143,19 +143,21 @@ def turn_ends(players: int, seed: int, moves: list[str], **rules: Any) -> list[i
     return ends
 
 
-def _snapshot(game: Game, state: GameState) -> rendering.Snapshot:
+def _room(game: Game, state: GameState) -> Room:
     """The room as a replay shows it: every seat by name, nobody away, nothing live."""
     seats = tuple(
-        rendering.SeatInfo(
+        SeatInfo(
             s.position,
-            seat_name(s.name, s.is_bot, s.bot_kind, s.bot_number),
+            s.name,
             s.is_bot,
             True,
             "",
+            bot_kind=s.bot_kind,
+            bot_number=s.bot_number,
         )
         for s in game.seats.order_by("position")
     )
-    room = rendering.Room(
+    return Room(
         id=game.id,
         code=game.code,
         status=Game.Status.OVER if state.is_over else Game.Status.PLAYING,
@@ -164,7 +166,6 @@ def _snapshot(game: Game, state: GameState) -> rendering.Snapshot:
         next_code="",
         seats=seats,
     )
-    return rendering.Snapshot(room=room, state=state)
 
 
 def _step(text: str | None, last: int) -> int:
@@ -193,20 +194,17 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
         first_player=game.first_player,
         no_gold_small=game.house_no_gold_small,
     )
-    snap = _snapshot(game, state)
-    # The TV's own table context, from the table's projection at that step.
-    context = rendering.common_context(view_for(state, TABLE), snap)
-    context.update(
-        snap=snap.room,
-        is_host=False,
-        replay=True,
-        step=step,
-        last=last,
-        previous=max(step - 1, 0),
-        next=min(step + 1, last),
-        code=game.code,
-    )
-    return context
+    room = _room(game, state)
+    return {
+        "snap": room,
+        # The TV's own table regions, from the table's projection at that step.
+        "table": rendering.render_replay_table(room, state),
+        "step": step,
+        "last": last,
+        "previous": max(step - 1, 0),
+        "next": min(step + 1, last),
+        "code": game.code,
+    }
 
 
 def replay(request: HttpRequest, code: str) -> HttpResponse:

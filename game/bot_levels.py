@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.utils.functional import lazy
 from django.utils.translation import gettext as _
 
@@ -21,12 +22,11 @@ LEVELS = (EASY, MEDIUM, HARD)
 DEFAULT_LEVEL = MEDIUM
 # A bot playing for a human who left mid-game; their rejoin code takes the seat back.
 STAND_IN = "stand-in"
+# The waits (seconds away on one's turn) the host may choose before a stand-in plays.
+STAND_IN_CHOICES = (15, 30, 60, 120)
 
 # Older games stored the engine's bot names; they read as these levels.
 LEGACY_KINDS = {"random": EASY, "greedy": MEDIUM, "": MEDIUM, STAND_IN: MEDIUM}
-# What each level plays with while the engine's make_bot does not know the level
-# names yet (the search bot brings "easy", "medium" and "hard").
-FALLBACK_KINDS = {EASY: "random", MEDIUM: "greedy", HARD: "greedy"}
 
 
 def level_of(kind: str) -> str:
@@ -35,12 +35,15 @@ def level_of(kind: str) -> str:
 
 
 def make_level_bot(kind: str, seed: int) -> Bot:
-    """Return the bot that plays a seat of this stored kind."""
+    """Return the bot that plays a seat of this stored kind.
+
+    The hard bot searches for settings.SPLENDOR_HARD_BOT_SECONDS a move (in the
+    bot worker thread, never on the event loop).
+    """
     level = level_of(kind)
-    try:
-        return make_bot(level, seed)
-    except ValueError:  # an engine without levels: play with the nearest bot it has
-        return make_bot(FALLBACK_KINDS[level], seed)
+    if level == HARD:
+        return make_bot(level, seed, budget=settings.SPLENDOR_HARD_BOT_SECONDS)
+    return make_bot(level, seed)
 
 
 def _bot_name(level: str, number: int) -> str:

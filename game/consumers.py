@@ -1,15 +1,20 @@
-"""Websockets: find out who is watching, send them their view, nothing else.
+"""Websockets: find out who is watching, then pass on what the writer publishes.
 
-One socket per screen. On connect and after every change the screen receives
-its whole regions again (idempotent), so a screen that slept, reloaded or
-missed a message is simply up to date after its next message.
+One socket per screen. On connect (and on {"sync": true}) a screen reads the
+game once and gets its whole view; after that it only receives the events the
+writer publishes (game.events) and sends the regions that changed for it
+(game.regions.Shown). A table screen follows the game's group, a phone only its
+own seat's group, so a phone's projection never reaches another socket.
+Whatever a screen sends (game.inbound), the consumer answers with a clear
+message or ignores it; it never crashes, and its presence row goes when the
+socket goes, however it goes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -19,33 +24,19 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from game import presence, rendering, services
+from game import events, inbound, presence, services
+from game.engine.projection import TABLE, GameView, view_for
+from game.join_qr import join_url
 from game.languages import language_from_scope
-from game.models import Game, Seat
+from game.models import Game
+from game.readmodel import Room, decode_room, decode_view, holder_of, read
+from game.regions import Shown
+from game.render_phone import phone_screen
+from game.render_table import table_screen
 
 log = logging.getLogger(__name__)
 
-# Bot drivers running in this process, one per game at most.
-_bot_drivers: dict[int, asyncio.Task[None]] = {}
-
-
-def _find_game(code: str) -> Game | None:
-    return Game.objects.filter(code=code.upper()).first()
-
-
-def _seat_id_for(game: Game, player_key: str) -> int | None:
-    seat = services.seat_of(game, player_key)
-    return seat.pk if seat is not None and not seat.is_bot else None
-
-
-def _position_of(seat_id: int, player_key: str) -> int | None:
-    """Return the seat's position now, or None if this phone no longer holds it.
-
-    Looked up on every render: positions shift when a lobby seat is removed, and
-    a rejoin code can hand the seat to another phone.
-    """
-    row = Seat.objects.filter(pk=seat_id, player_key=player_key).values("position").first()
-    return row["position"] if row else None
+PONG = "pong"
 
 
 def _player_key(scope: dict[str, Any]) -> str:
@@ -65,150 +56,254 @@ def _port(scope: dict[str, Any]) -> str:
     return str(server[1]) if server else "8000"
 
 
+def _who(scope: dict[str, Any], code: str) -> tuple[int, bool, int | None, str] | None:
+    """Read who this socket is: (game id, is host, seat id of a phone, player key)."""
+    player_key = _player_key(scope)
+    game = Game.objects.filter(code=code.upper()).values("pk", "host_key").first()
+    if game is None:
+        return None
+    seat = None
+    if player_key:
+        seat = (
+            Game.objects.get(pk=game["pk"])
+            .seats.filter(player_key=player_key, is_bot=False)
+            .values_list("pk", flat=True)
+            .first()
+        )
+    return game["pk"], bool(player_key) and game["host_key"] == player_key, seat, player_key
+
+
+def _read_table(game_id: int) -> tuple[Room, GameView | None, frozenset[int]]:
+    """A table screen's full view: one read of the game and its presence."""
+    room, _holders, state = read(game_id)
+    view = view_for(state, TABLE) if state is not None else None
+    return room, view, presence.connected(game_id)
+
+
+def _read_seat(game_id: int, seat_id: int) -> tuple[Room, GameView | None, str, int]:
+    """A phone's full view: the room, its own projection, its holder and position."""
+    room, holders, state = read(game_id)
+    seat = next((s for s in room.seats if s.id == seat_id), None)
+    if seat is None:
+        return room, None, "", -1
+    view = view_for(state, seat.position) if state is not None else None
+    return room, view, holders.get(seat_id, ""), seat.position
+
+
 class GameConsumer(AsyncWebsocketConsumer):
     """A TV table (role "table") or a phone (role "seat") following one game."""
 
-    game_id: int
-    role: str
-    seat_id: int | None
-    is_host: bool
-    language: str
-    player_key: str
-    last_html: str = ""
+    game_id: int | None = None
+    seat_id: int | None = None
+    role: str = ""
+    is_host: bool = False
+    language: str = "en"
+    holder: str = ""
+    group: str = ""
+    # What this screen shows now, to re-render on presence changes and diff against.
+    room: Room | None = None
+    view: GameView | None = None
+    here: frozenset[int] = frozenset()
+    refreshed: float = 0.0
+    gone: bool = False
+    port: str = "8000"
+    csrf: str = ""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        # However the socket ends (a close, an error, a cancelled task), its
+        # phone stops counting as present.
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.forget_presence()
 
     async def connect(self) -> None:
+        events.serve_from(asyncio.get_running_loop())
+        self.shown = Shown()
+        self.limit = inbound.RateLimit()
         kwargs = self.scope["url_route"]["kwargs"]
         self.role = kwargs["role"]
-        # Reading the session touches the database: do it once, in a thread.
-        player_key = await database_sync_to_async(_player_key)(self.scope)
-        self.player_key = player_key
-        game = await database_sync_to_async(_find_game)(kwargs["code"])
-        if game is None:
+        who = await database_sync_to_async(_who)(self.scope, kwargs["code"])
+        if who is None:
             await self.close(code=4404)
             return
-        self.game_id = game.id
-        self.is_host = bool(player_key) and game.host_key == player_key
-        self.seat_id = None
-        if self.role == "seat":
-            self.seat_id = await database_sync_to_async(_seat_id_for)(game, player_key)
-            if self.seat_id is None:
-                await self.close(code=4403)
-                return
-            presence.arrive(self.game_id, self.seat_id)
+        game_id, self.is_host, seat_id, player_key = who
+        if self.role == "seat" and seat_id is None:
+            await self.close(code=4403)
+            return
+        self.holder = holder_of(player_key)
         self.language = language_from_scope(self.scope)
-        await self.channel_layer.group_add(services.group_name(self.game_id), self.channel_name)
+        self.port = _port(self.scope)
+        # The host's lobby and rematch forms post with the CSRF cookie's secret,
+        # which Django accepts as the form token.
+        self.csrf = str((self.scope.get("cookies") or {}).get(settings.CSRF_COOKIE_NAME, ""))
+        self.game_id = game_id
+        if self.role == "seat":
+            self.seat_id = seat_id
+            self.group = events.seat_group(game_id, seat_id)  # type: ignore[arg-type]
+        else:
+            self.group = events.table_group(game_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self.send_view()
         if self.seat_id is not None:
-            # Let the host screen see this seat is back.
-            await self.announce_presence()
-        self.drive_bots_if_needed()
+            await database_sync_to_async(presence.arrive)(game_id, self.seat_id, self.channel_name)
+            self.refreshed = time.monotonic()
+            await self.announce_presence(game_id)
+        await self.send_full()
 
     async def disconnect(self, code: int) -> None:
-        if not hasattr(self, "game_id"):
-            return
-        await self.channel_layer.group_discard(services.group_name(self.game_id), self.channel_name)
-        if self.seat_id is not None:
-            presence.leave(self.game_id, self.seat_id)
-            await self.announce_presence()
+        await self.forget_presence()
 
-    async def announce_presence(self) -> None:
-        group = services.group_name(self.game_id)
-        await self.channel_layer.group_send(group, {"type": "game.changed"})
+    async def forget_presence(self) -> None:
+        """Leave the group and drop this socket's presence (once, whatever happened)."""
+        if self.game_id is None:
+            return
+        game_id, self.game_id = self.game_id, None
+        try:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            if self.seat_id is not None:
+                await database_sync_to_async(presence.leave)(self.channel_name)
+                await self.announce_presence(game_id)
+        except Exception:  # the layer or the database went away: the row expires by itself
+            log.exception("Could not forget the presence of %s", self.channel_name)
+
+    async def announce_presence(self, game_id: int) -> None:
+        """Tell the game's table screens that a phone came or went."""
+        await self.channel_layer.group_send(
+            events.table_group(game_id), events.presence_changed(game_id)
+        )
+
+    # ------------------------------------------------------------ from the screen
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
-            message = json.loads(text_data or "")
-        except ValueError:
-            message = None
-        if not isinstance(message, dict):
-            await self.send_flash(_("That action could not be read."))
-            return
-        if message.get("sync"):
-            await self.send_view(force=True)
-            return
-        if self.seat_id is None:
-            await self.send_flash(_("This screen shows the table; play from your phone."))
-            return
-        await self.play(message.get("action"), message.get("version"))
+            await self.answer(inbound.read_message(text_data, bytes_data))
+        except Exception:  # never let one message close the socket with 1011
+            log.exception("Message from %s failed", self.channel_name)
+            await self.send_flash(_("Something went wrong; please try again."))
 
-    async def play(self, action: Any, version: Any) -> None:
-        player_key = self.player_key
+    async def answer(self, message: inbound.Inbound) -> None:
+        if not self.limit.allow(time.monotonic()):
+            await self.send_flash(_("Too many messages at once: slow down a little."))
+            return
+        if message.kind == "ping":
+            await self.heartbeat()
+        elif message.kind == "sync":
+            await self.send_full()
+        elif message.kind == "bad":
+            await self.send_flash(message.problem)
+        elif self.seat_id is None:
+            await self.send_flash(_("This screen shows the table; play from your phone."))
+        else:
+            await self.play(message.action, message.version)
+
+    async def heartbeat(self) -> None:
+        """Answer a ping; now and then refresh presence (and, on a TV, re-check it)."""
+        await self.send_quietly(PONG)
+        if time.monotonic() - self.refreshed < presence.REFRESH or self.game_id is None:
+            return
+        self.refreshed = time.monotonic()
+        if self.seat_id is not None:
+            await database_sync_to_async(presence.refresh)(self.channel_name)
+        else:  # a phone whose process died stops counting after presence.TTL
+            await self.presence_changed({})
+
+    async def play(self, action: str, version: int | None) -> None:
         with translation.override(self.language):
             try:
                 await database_sync_to_async(services.play)(
-                    self.game_id, player_key, action, version
+                    self.game_id, self.scope_player_key(), action, version
                 )
             except services.Refused as refusal:
                 # Only this screen hears about it; nothing changed anywhere.
                 await self.send_flash(refusal.message)
-                await self.send_view(force=True)
+                await self.send_full()
 
-    async def game_changed(self, event: dict[str, Any]) -> None:
-        await self.send_view()
-        self.drive_bots_if_needed()
+    def scope_player_key(self) -> str:
+        return _player_key(self.scope)
 
-    async def send_view(self, force: bool = False) -> None:
-        """Send this screen its regions, unless they are exactly what it already shows.
+    # ------------------------------------------------------------ from the writer
 
-        Skipping identical views keeps a phone's half-made gem selection when
-        only something it does not show changed (another phone reconnecting).
-        """
-        with translation.override(self.language):
-            html = await database_sync_to_async(self.render)()
-        if force or html != self.last_html:
-            self.last_html = html
-            await self.send_quietly(html)
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        self.room = decode_room(event["room"])
+        self.view = decode_view(event["view"]) if event["view"] else None
+        await self.send_table()
 
-    def render(self) -> str:
-        """Read the game and render this screen's regions (runs in a worker thread)."""
-        snap = rendering.load_snapshot(self.game_id)
+    async def presence_changed(self, event: dict[str, Any]) -> None:
+        """Re-read who is here (events from several sockets may arrive in any order)."""
+        if self.seat_id is not None or self.game_id is None:
+            return
+        here = await database_sync_to_async(presence.connected)(self.game_id)
+        if here != self.here and self.room is not None:
+            self.here = here
+            await self.send_table()
+
+    async def seat_changed(self, event: dict[str, Any]) -> None:
+        if event["holder"] != self.holder:
+            await self.send_gone(decode_room(event["room"]).code)
+            return
+        self.room = decode_room(event["room"])
+        self.view = decode_view(event["view"]) if event["view"] else None
+        await self.send_phone(event["position"])
+
+    # ------------------------------------------------------------ to the screen
+
+    async def send_full(self) -> None:
+        """Read the game once and send this screen its whole view."""
+        if self.game_id is None:
+            return
+        self.shown.forget()
         if self.seat_id is None:
-            url = rendering.join_url(snap.code, _port(self.scope))
-            # The host's lobby and rematch forms post with the CSRF cookie's secret,
-            # which Django accepts as the form token.
-            csrf = str((self.scope.get("cookies") or {}).get(settings.CSRF_COOKIE_NAME, ""))
-            return rendering.render_table(snap, is_host=self.is_host, url=url, oob=True, csrf=csrf)
-        position = _position_of(self.seat_id, self.player_key)
-        if position is None:
-            return render_to_string("phone/gone.html", {"oob": True, "code": snap.code})
-        return rendering.render_phone_status(snap, oob=True) + rendering.render_phone_hand(
-            snap, position, oob=True
+            self.room, self.view, self.here = await database_sync_to_async(_read_table)(
+                self.game_id
+            )
+            await self.send_table()
+            return
+        room, view, holder, position = await database_sync_to_async(_read_seat)(
+            self.game_id, self.seat_id
         )
+        if holder != self.holder:
+            await self.send_gone(room.code)
+            return
+        self.room, self.view = room, view
+        await self.send_phone(position)
+
+    async def send_table(self) -> None:
+        assert self.room is not None
+        room = self.room.with_presence(self.here)
+        with translation.override(self.language):
+            url = join_url(room.code, self.port)
+            screen = table_screen(
+                room,
+                self.view,
+                is_host=self.is_host,
+                url=url,
+                csrf=self.csrf,
+            )
+            await self.send_quietly(self.shown.frame(screen))
+
+    async def send_phone(self, position: int) -> None:
+        assert self.room is not None
+        with translation.override(self.language):
+            await self.send_quietly(self.shown.frame(phone_screen(self.room, self.view, position)))
+
+    async def send_gone(self, code: str) -> None:
+        if self.gone:
+            return
+        self.gone = True
+        with translation.override(self.language):
+            html = render_to_string("phone/gone.html", {"oob": True, "code": code})
+        await self.send_quietly(html)
 
     async def send_flash(self, message: str) -> None:
         html = render_to_string("parts/flash.html", {"message": message, "oob": True})
         await self.send_quietly(html)
 
     async def send_quietly(self, html: str) -> None:
-        """Send, unless the socket closed meanwhile: it gets the full view on reconnect."""
+        """Send, unless there is nothing or the socket closed meanwhile (it resyncs)."""
+        if not html:
+            return
         try:
             await self.send(text_data=html)
         except Exception as error:  # Daphne raises a bare Exception on a closed protocol
             log.debug("Not sent to a closed socket: %s", error)
-
-    def drive_bots_if_needed(self) -> None:
-        task = _bot_drivers.get(self.game_id)
-        if task is None or task.done():
-            _bot_drivers[self.game_id] = asyncio.ensure_future(drive_bots(self.game_id))
-
-
-def _bot_version(game_id: int) -> int | None:
-    game = Game.objects.get(pk=game_id)
-    return game.version if services.bot_to_play(game) is not None else None
-
-
-async def drive_bots(game_id: int) -> None:
-    """Play the bots' turns, pausing so people can follow, until a human is to play."""
-    while True:
-        version = await database_sync_to_async(_bot_version)(game_id)
-        if version is None:
-            return
-        await asyncio.sleep(settings.SPLENDOR_BOT_DELAY)
-        try:
-            moved = await database_sync_to_async(services.play_bot_turn)(game_id, version)
-        except Exception:  # a bot must never take the server down with it
-            log.exception("Bot turn failed in game %s", game_id)
-            return
-        if not moved:
-            return

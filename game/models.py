@@ -103,6 +103,10 @@ class Game(models.Model):
     next_game = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The version whose bot turn a server process has claimed, and when: one
+    # process plays each bot turn (a claim older than a minute is taken over).
+    bot_claim = models.PositiveIntegerField(null=True, blank=True)
+    bot_claimed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -163,3 +167,19 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"Move {self.index} of {self.game_id}: {self.notation}"
+
+
+class Presence(models.Model):
+    """An open phone socket, seen lately: which seats have a phone, in every process.
+
+    Each socket refreshes its row with its heartbeat; a row not seen for a while
+    (its process died) no longer counts, so no seat stays "present" forever.
+    """
+
+    channel = models.CharField(max_length=200, primary_key=True)  # the socket's channel name
+    game_id = models.PositiveIntegerField(db_index=True)
+    seat_id = models.PositiveIntegerField()
+    seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"Seat {self.seat_id} of game {self.game_id} on {self.channel}"

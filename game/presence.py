@@ -1,32 +1,50 @@
-"""Which seats (by Seat id) have a phone connected right now, in this server process.
+"""Which seats (by Seat id) have a phone connected right now, in any server process.
 
-Kept in memory on purpose: after a restart every phone reconnects and is
-counted again. With several server processes (Redis layer) each process only
-knows its own sockets; the host screen then may show a seat as away too
-eagerly, which is harmless.
+One database row per open phone socket (game.models.Presence), refreshed by the
+socket's heartbeat. A row not refreshed for `TTL` no longer counts: a server
+process that died cannot leave a seat "present" (and its rejoin code hidden)
+for long. Every process reads the same rows, so a TV on one process sees a phone
+connected to another.
 """
 
-from collections import Counter, defaultdict
+from __future__ import annotations
 
-_connected: defaultdict[int, Counter[int]] = defaultdict(Counter)
+from datetime import timedelta
+
+from django.utils import timezone
+
+from game.models import Presence
+
+# A socket refreshes its row every REFRESH seconds; a row older than TTL is a ghost.
+REFRESH = 10.0
+TTL = timedelta(seconds=30)
 
 
-def arrive(game_id: int, seat_id: int) -> None:
-    _connected[game_id][seat_id] += 1
+def arrive(game_id: int, seat_id: int, channel: str = "") -> None:
+    """Count this socket (`channel`, its channel name) as the seat's phone."""
+    now = timezone.now()
+    Presence.objects.filter(seen_at__lt=now - TTL).delete()  # ghosts of dead processes
+    Presence.objects.update_or_create(
+        channel=channel or f"local-{game_id}-{seat_id}",
+        defaults={"game_id": game_id, "seat_id": seat_id, "seen_at": now},
+    )
 
 
-def leave(game_id: int, seat_id: int) -> None:
-    seats = _connected[game_id]
-    seats[seat_id] -= 1
-    if seats[seat_id] <= 0:
-        del seats[seat_id]
+def refresh(channel: str) -> None:
+    """Mark the socket as still there (its heartbeat)."""
+    Presence.objects.filter(channel=channel).update(seen_at=timezone.now())
+
+
+def leave(channel: str) -> None:
+    Presence.objects.filter(channel=channel).delete()
 
 
 def connected(game_id: int) -> frozenset[int]:
     """Return the ids of the seats with at least one open socket."""
-    return frozenset(_connected[game_id])
+    recent = Presence.objects.filter(game_id=game_id, seen_at__gte=timezone.now() - TTL)
+    return frozenset(recent.values_list("seat_id", flat=True))
 
 
 def reset() -> None:
     """Forget everything (tests)."""
-    _connected.clear()
+    Presence.objects.all().delete()

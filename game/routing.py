@@ -1,9 +1,35 @@
-"""Websocket URL patterns, routed by splendor_site.asgi."""
+"""Websocket URL patterns, routed by splendor_site.asgi, and the server's start-up step."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
 
 from django.urls import URLPattern, URLResolver, re_path
 
+from game import events, services
 from game.consumers import GameConsumer
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^ws/game/(?P<code>[A-Za-z]{4,8})/(?P<role>table|seat)/$", GameConsumer.as_asgi()),
 ]
+
+
+class Starting:
+    """Wrap the ASGI application: at its first connection of any kind, learn the event
+    loop (bots publish through it) and resume the bots' pending turns.
+
+    Daphne has no start-up hook; after a restart the screens reconnect by
+    themselves within seconds, so the first of them starts it.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.started = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
+        if not self.started:
+            self.started = True
+            events.serve_from(asyncio.get_running_loop())
+            services.resume_bot_turns_once()
+        return await self.app(scope, receive, send)

@@ -2,29 +2,36 @@
 
 Every change follows the same steps inside one transaction: lock the game row,
 validate, apply through the engine, record the move, save the snapshot, and
-announce "game changed" to the game's group only after the commit. A refused
+only after the commit publish the change to the screens (game.events: one
+message per audience, built from the state held here, so no screen re-reads
+the game) and, if a bot is to play next, schedule its one move. A refused
 request raises Refused with a message for the player, and changes nothing.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import IntegrityError, transaction
+from django.conf import settings
+from django.db import IntegrityError, OperationalError, connections, transaction
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from game import names, presence, rejoin_guard
-from game.bot_levels import LEVELS, STAND_IN, make_level_bot
+from game import events, names, presence, rejoin_guard
+from game.bot_levels import LEVELS, STAND_IN_CHOICES, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
 from game.engine.rules import apply_action
 from game.engine.rules import replay as replay_moves
 from game.forms import read_code
 from game.models import Game, Move, Seat, new_rejoin_code
+from game.readmodel import STAND_IN, holder_of, room_of
 
 log = logging.getLogger(__name__)
 
@@ -53,21 +60,35 @@ class Refused(Exception):
         self.message = message
 
 
-def group_name(game_id: int) -> str:
-    return f"game-{game_id}"
+def _publish_after_commit(
+    game: Game, state: GameState | None = None, gone: tuple[int, ...] = ()
+) -> None:
+    """Tell the screens about this change once it is committed, and let a bot play next.
 
+    The room is read now, inside the transaction (one query for the seats);
+    the projections are made after the commit from the state this writer holds.
+    Publishing before the commit could show a change that then rolls back.
+    """
+    if state is None:
+        state = load_state(game)
+    seats = list(game.seats.all())
+    next_code = ""
+    if game.next_game_id is not None:
+        next_code = Game.objects.values_list("code", flat=True).get(pk=game.next_game_id)
+    room = room_of(game, seats, next_code)
+    holders = {s.pk: holder_of(s.player_key) for s in seats}
+    bot_next = (
+        state is not None
+        and game.status == Game.Status.PLAYING
+        and any(s.is_bot and s.position == state.current for s in seats)
+    )
 
-def announce(game_id: int) -> None:
-    """Tell every screen of the game to fetch its fresh view."""
-    layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(group_name(game_id), {"type": "game.changed"})
+    def after_commit() -> None:
+        events.publish(room, holders, state, gone)
+        if bot_next:
+            schedule_bot_turn(game.id, game.version)
 
-
-def _announce_after_commit(game_id: int) -> None:
-    # Screens re-read the database when told; telling them before the commit
-    # would let them read the old state.
-    transaction.on_commit(lambda: announce(game_id))
+    transaction.on_commit(after_commit, robust=True)  # committed: a failed send is only logged
 
 
 def explain(error: ActionError) -> str:
@@ -144,7 +165,7 @@ def join_game(game_id: int, player_key: str, name: str) -> Seat:
             if seat.name != name:
                 seat.name = name
                 seat.save(update_fields=["name"])
-                _announce_after_commit(game.id)
+                _publish_after_commit(game)
             return seat
         if game.status != Game.Status.LOBBY:
             raise Refused(_("This game has already started."))
@@ -152,7 +173,7 @@ def join_game(game_id: int, player_key: str, name: str) -> Seat:
         if count >= MAX_SEATS:
             raise Refused(_("The table is full: four players already."))
         seat = Seat.objects.create(game=game, position=count, name=name, player_key=player_key)
-        _announce_after_commit(game.id)
+        _publish_after_commit(game)
         return seat
 
 
@@ -188,7 +209,7 @@ def add_bot(game_id: int, host_key: str, kind: str = "medium") -> Seat:
             bot_kind=kind,
             bot_number=number,
         )
-        _announce_after_commit(game.id)
+        _publish_after_commit(game)
         return seat
 
 
@@ -198,16 +219,17 @@ def remove_seat(game_id: int, host_key: str, position: int) -> None:
         game = _lock(game_id)
         _require_host(game, host_key)
         _require_lobby(game)
+        gone = tuple(game.seats.filter(position=position).values_list("pk", flat=True))
         deleted, _rows = game.seats.filter(position=position).delete()
         if not deleted:
             raise Refused(_("That seat is already empty."))
         for seat in game.seats.filter(position__gt=position).order_by("position"):
             seat.position -= 1
             seat.save(update_fields=["position"])
-        _announce_after_commit(game.id)
+        _publish_after_commit(game, gone=gone)
 
 
-def _deal(game: Game, first_player: int | None) -> None:
+def _deal(game: Game, first_player: int | None) -> GameState:
     count = game.seats.count()
     if not MIN_SEATS <= count <= MAX_SEATS:
         raise Refused(_("Splendor needs two to four players."))
@@ -216,6 +238,7 @@ def _deal(game: Game, first_player: int | None) -> None:
     game.first_player = state.first_player
     game.version = state.moves
     game.status = Game.Status.PLAYING
+    return state
 
 
 def start_game(game_id: int, host_key: str, first_player: int | None = None) -> Game:
@@ -224,9 +247,9 @@ def start_game(game_id: int, host_key: str, first_player: int | None = None) -> 
         game = _lock(game_id)
         _require_host(game, host_key)
         _require_lobby(game)
-        _deal(game, first_player)
+        state = _deal(game, first_player)
         game.save()
-        _announce_after_commit(game.id)
+        _publish_after_commit(game, state)
         return game
 
 
@@ -253,11 +276,12 @@ def rematch(game_id: int, host_key: str) -> Game:
             )
             for seat in game.seats.all()
         )
-        _deal(fresh, None)
+        state = _deal(fresh, None)
         fresh.save()
+        _publish_after_commit(fresh, state)  # nobody watches it yet, but a bot may start
         game.next_game = fresh
         game.save(update_fields=["next_game", "updated_at"])
-        _announce_after_commit(game.id)
+        _publish_after_commit(game)
         return fresh
 
 
@@ -293,7 +317,7 @@ def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | Non
         seat.bot_kind = ""
         seat.rejoin_code = _fresh_rejoin_code(game, seat.rejoin_code)
         seat.save(update_fields=["player_key", "is_bot", "bot_kind", "rejoin_code"])
-        _announce_after_commit(game.id)
+        _publish_after_commit(game)
         return seat
 
 
@@ -320,14 +344,13 @@ def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
         seat.bot_kind = STAND_IN
         seat.player_key = ""  # the phone that left loses the seat until it rejoins
         seat.save(update_fields=["is_bot", "bot_kind", "player_key"])
-        _announce_after_commit(game.id)
+        _publish_after_commit(game)
         return seat
 
 
 # ---------------------------------------------------------------- the automatic stand-in
 
 # Seconds a phone may be away on its turn before a bot plays for it (the lobby's choices).
-STAND_IN_CHOICES = (15, 30, 60, 120)
 
 
 def set_stand_in(game_id: int, host_key: str, seconds: int | None) -> Game:
@@ -340,7 +363,7 @@ def set_stand_in(game_id: int, host_key: str, seconds: int | None) -> Game:
         _require_lobby(game)
         game.stand_in_after = seconds
         game.save(update_fields=["stand_in_after", "updated_at"])
-        _announce_after_commit(game.id)
+        _publish_after_commit(game)
         return game
 
 
@@ -364,7 +387,7 @@ def stand_in_for_away(game_id: int, position: int, expected_version: int) -> boo
         seat.is_bot = True
         seat.bot_kind = STAND_IN
         seat.save(update_fields=["is_bot", "bot_kind"])
-        _announce_after_commit(game.id)
+        _publish_after_commit(game)
         return True
 
 
@@ -378,7 +401,7 @@ def take_seat_back(game_id: int, player_key: str) -> Seat | None:
         seat.is_bot = False
         seat.bot_kind = ""
         seat.save(update_fields=["is_bot", "bot_kind"])
-        _announce_after_commit(game.id)
+        _publish_after_commit(game)
         return seat
 
 
@@ -418,7 +441,7 @@ def _apply(game: Game, position: int, text: Any, version: Any) -> None:
     if state.is_over:
         game.status = Game.Status.OVER
     game.save()
-    _announce_after_commit(game.id)
+    _publish_after_commit(game, state)
 
 
 def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
@@ -442,16 +465,127 @@ def bot_to_play(game: Game) -> Seat | None:
 def play_bot_turn(game_id: int, expected_version: int) -> bool:
     """Let the bot whose turn it is act once; False if there was nothing to do.
 
-    The expected version keeps two screens' bot drivers from both moving.
+    The bot thinks outside the transaction and the row lock (a strong bot may
+    think for a second); then the game is locked and the move applied only if
+    the game is still at the version the bot looked at.
     """
+    game = Game.objects.filter(pk=game_id).first()
+    seat = bot_to_play(game) if game is not None else None
+    if game is None or seat is None or game.version != expected_version:
+        return False
+    state = load_state(game)
+    assert state is not None
+    action = make_level_bot(seat.bot_kind, game.seed + game.version).choose(state, seat.position)
     with transaction.atomic():
         game = _lock(game_id)
-        seat = bot_to_play(game)
-        if seat is None or game.version != expected_version:
+        if game.version != expected_version or bot_to_play(game) is None:
             return False
-        state = load_state(game)
-        assert state is not None
-        bot = make_level_bot(seat.bot_kind, game.seed + game.version)
-        action = bot.choose(state, seat.position)
-        _apply(game, seat.position, action.notation(), game.version)
+        _apply(game, seat.position, action.notation(), expected_version)
         return True
+
+
+# ---------------------------------------------------------------- bot scheduling
+
+# A claim this old belongs to a process that died mid-turn: another may take over.
+CLAIM_TIMEOUT = timedelta(seconds=60)
+BOT_ATTEMPTS = 5
+_pending: set[threading.Timer] = set()
+_pending_lock = threading.Lock()
+
+
+def schedule_bot_turn(game_id: int, version: int, delay: float | None = None) -> None:
+    """Play the bot's move at this version after the visible pause, in a worker thread.
+
+    Called by whoever committed the change that left a bot to play, whatever
+    screens are connected; off the event loop, so a slow bot blocks no socket.
+    """
+    pause = settings.SPLENDOR_BOT_DELAY if delay is None else delay
+    timer = threading.Timer(pause, _run_bot_turn, (game_id, version))
+    timer.daemon = True
+    with _pending_lock:
+        _pending.add(timer)
+    timer.start()
+
+
+def _run_bot_turn(game_id: int, version: int) -> None:
+    try:
+        if _retrying(claim_bot_turn, game_id, version):
+            _retrying(play_bot_turn, game_id, version)
+    except Exception:  # a bot must never take the server down with it
+        log.exception("Bot turn failed in game %s at version %s", game_id, version)
+    finally:
+        connections.close_all()  # this thread's connections only
+        with _pending_lock:
+            _pending.difference_update({t for t in _pending if t.finished.is_set()})
+
+
+def _retrying(step: Callable[[int, int], bool], game_id: int, version: int) -> bool:
+    """Run one step, again a few times while SQLite is busy with another writer."""
+    for attempt in range(1, BOT_ATTEMPTS):
+        try:
+            return step(game_id, version)
+        except OperationalError:
+            time.sleep(0.05 * attempt)
+    return step(game_id, version)
+
+
+def claim_bot_turn(game_id: int, version: int) -> bool:
+    """Claim the bot turn at this version for this process (compare-and-swap).
+
+    Several processes (or a resume after a restart) may schedule the same turn;
+    only the one whose UPDATE matches plays it.
+    """
+    now = timezone.now()
+    free = ~Q(bot_claim=version) | Q(bot_claimed_at__lt=now - CLAIM_TIMEOUT)
+    mine = Game.objects.filter(free, pk=game_id, version=version, status=Game.Status.PLAYING)
+    return mine.update(bot_claim=version, bot_claimed_at=now) == 1
+
+
+def pending_bot_turns() -> list[tuple[int, int]]:
+    """Return (game id, version) of every running game where a bot is to play."""
+    bots = Seat.objects.filter(is_bot=True, game__status=Game.Status.PLAYING)
+    by_game: dict[int, set[int]] = {}
+    for game_id, position in bots.values_list("game_id", "position"):
+        by_game.setdefault(game_id, set()).add(position)
+    games = Game.objects.filter(pk__in=by_game).values_list("pk", "version", "state__current")
+    return [(pk, version) for pk, version, current in games if current in by_game[pk]]
+
+
+def resume_bot_turns() -> int:
+    """Schedule every pending bot turn (after a server start); return how many."""
+    pending = pending_bot_turns()
+    for game_id, version in pending:
+        schedule_bot_turn(game_id, version)
+    return len(pending)
+
+
+_resumed = threading.Event()
+
+
+def resume_bot_turns_once() -> None:
+    """Resume pending bot turns once per process, in the background (first screen or request).
+
+    Daphne has no start-up hook; the screens reconnect by themselves after a
+    restart, and whichever arrives first (or the first page request) starts it.
+    """
+    if _resumed.is_set():
+        return
+    _resumed.set()
+    threading.Thread(target=_resume_quietly, daemon=True).start()
+
+
+def _resume_quietly() -> None:
+    try:
+        resume_bot_turns()
+    except Exception:
+        log.exception("Could not resume the bots' turns")
+    finally:
+        connections.close_all()
+
+
+def cancel_bot_turns() -> None:
+    """Stop every scheduled bot turn that has not started (tests)."""
+    with _pending_lock:
+        for timer in _pending:
+            timer.cancel()
+        _pending.clear()

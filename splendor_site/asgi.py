@@ -16,7 +16,7 @@ from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from game import housekeeping  # noqa: E402
-from game.routing import websocket_urlpatterns  # noqa: E402
+from game.routing import Starting, websocket_urlpatterns  # noqa: E402
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):
@@ -26,16 +26,18 @@ class NoSuchSocket(AsyncWebsocketConsumer):
         await self.close(code=4404)
 
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # Seats are identified by a token in the Django session; there are no user accounts.
-        "websocket": AllowedHostsOriginValidator(
-            SessionMiddlewareStack(
-                URLRouter([*websocket_urlpatterns, re_path(r"", NoSuchSocket.as_asgi())])
-            )
-        ),
-    }
+application = Starting(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # Seats are identified by a token in the Django session; there are no user accounts.
+            "websocket": AllowedHostsOriginValidator(
+                SessionMiddlewareStack(
+                    URLRouter([*websocket_urlpatterns, re_path(r"", NoSuchSocket.as_asgi())])
+                )
+            ),
+        }
+    )
 )
 
 # Old games and sessions are deleted now and then (never under pytest unless asked).

@@ -108,12 +108,22 @@ ASGI_APPLICATION = "splendor_site.asgi.application"
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
 DATABASES: dict[str, dict[str, Any]]
+# Keep connections open between uses (a new SQLite/PostgreSQL connection per screen
+# update cost more than the query). Channels runs all ORM work of a process in one
+# thread (database_sync_to_async is thread-sensitive) and closes connections older
+# than this or broken (health checks) around each call; bot-turn threads close theirs.
+CONN_MAX_AGE = 600
 if DATABASE_URL:
-    # Under ASGI each request may run in a different thread: no persistent connections.
-    DATABASES = {"default": dict(dj_database_url.parse(DATABASE_URL, conn_max_age=0))}
+    DATABASES = {
+        "default": dict(
+            dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True)
+        )
+    }
 else:
     DATABASES = {
         "default": {
+            "CONN_MAX_AGE": CONN_MAX_AGE,
+            "CONN_HEALTH_CHECKS": True,
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": Path(os.environ.get("SPLENDOR_DB_PATH") or BASE_DIR / "db.sqlite3"),
             "OPTIONS": {
@@ -225,6 +235,8 @@ SPLENDOR_ADMIN = _env_flag("SPLENDOR_ADMIN", "0")
 
 # Seconds a bot waits before each action, so people can follow what it does.
 SPLENDOR_BOT_DELAY = float(os.environ.get("SPLENDOR_BOT_DELAY", "1.2"))
+# Seconds the hard (search) bot thinks about each move; the pause above is not added.
+SPLENDOR_HARD_BOT_SECONDS = float(os.environ.get("SPLENDOR_HARD_BOT_SECONDS", "1.0"))
 
 
 def _env_number(name: str, default: float) -> float:

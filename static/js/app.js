@@ -1,6 +1,8 @@
-/* The little JavaScript a screen needs: keep the socket alive, pick gems,
+/* The little JavaScript a screen needs: keep the socket alive (a heartbeat
+   every 2 s; no answer for 4 s shows "reconnecting" and reconnects), pick gems,
    open action sheets and send the one confirmed action. Everything shown comes
-   from the server as HTML regions; nothing here changes the game by itself. */
+   from the server as HTML regions (only the ones that changed); nothing here
+   changes the game by itself. */
 (function () {
   "use strict";
   var ORDER = "wugrky";
@@ -8,6 +10,9 @@
   var lastMessageAt = 0;
   var wasMyTurn = null;
   var lastPhase = "";
+  var PING_EVERY = 2000;  // ms between heartbeats
+  var DEAD_AFTER = 4000;  // ms without any answer: the connection is gone
+  var PONG = "pong";
 
   if (window.htmx) {
     // Reconnect quickly: a phone that wakes up should be current within seconds.
@@ -21,11 +26,39 @@
     if (el) el.classList.toggle("offline", !on);
   }
 
+  var reconnecting = false;
   document.addEventListener("htmx:wsOpen", function (e) {
     socket = e.detail.socketWrapper;
     lastMessageAt = Date.now();
+    reconnecting = false;
     setConnected(true);
   });
+
+  // The heartbeat's answer is not a region: note it and swap nothing.
+  document.addEventListener("htmx:wsBeforeMessage", function (e) {
+    lastMessageAt = Date.now();
+    if (e.detail.message === PONG) {
+      setConnected(true);
+      e.preventDefault();
+    }
+  });
+
+  // A phone whose network went away has no close event for a long while:
+  // ping, and if nothing at all comes back, say so and open a new socket
+  // (it gets the whole view on connect, so the screen catches up by itself).
+  setInterval(function () {
+    if (!live() || !socket) return;
+    if (Date.now() - lastMessageAt > DEAD_AFTER) {
+      setConnected(false);
+      if (!reconnecting) {
+        reconnecting = true;
+        try { socket.reconnect(); } catch (err) { /* retried at the next beat */ }
+        setTimeout(function () { reconnecting = false; }, DEAD_AFTER);
+      }
+      return;
+    }
+    try { socket.send(JSON.stringify({ ping: true })); } catch (err) { /* closed: wsClose reconnects */ }
+  }, PING_EVERY);
 
   document.addEventListener("htmx:wsClose", function (e) {
     setConnected(false);
@@ -43,7 +76,31 @@
     afterUpdate();
   });
 
+  // Update frames carry only the regions that changed, plus a small meta
+  // element with what the whole screen's attributes should now say.
+  function copyMeta(targetId, metaId) {
+    var target = document.getElementById(targetId);
+    var meta = document.getElementById(metaId);
+    if (!target || !meta) return;
+    ["data-version", "data-my-turn", "data-status"].forEach(function (name) {
+      if (meta.hasAttribute(name)) target.setAttribute(name, meta.getAttribute(name));
+    });
+    var cls = meta.getAttribute("data-class");
+    if (cls && target.className !== cls) target.className = cls;
+    // The TV's player panels: whose turn it is, who acted last.
+    var current = meta.getAttribute("data-current");
+    var actedLast = meta.getAttribute("data-acted-last");
+    if (current === null) return;
+    target.querySelectorAll(".player[data-seat]").forEach(function (panel) {
+      var seat = panel.getAttribute("data-seat");
+      panel.classList.toggle("current", seat === current);
+      panel.classList.toggle("acted-last", seat === actedLast);
+    });
+  }
+
   function afterUpdate() {
+    copyMeta("screen", "screen-meta");
+    copyMeta("hand", "hand-meta");
     var redirect = document.querySelector("[data-redirect]");
     if (redirect) { location.href = redirect.getAttribute("data-redirect"); return; }
     var h = hand();
@@ -158,6 +215,11 @@
     var body = sheet.querySelector(".sheet-body");
     body.innerHTML = "";
     body.appendChild(tpl.content.cloneNode(true));
+    // A card's sheet shows the card as drawn on the page (sent once, not per sheet).
+    body.querySelectorAll("[data-card-of]").forEach(function (holder) {
+      var card = document.querySelector('#hand .card[data-card="' + holder.getAttribute("data-card-of") + '"]');
+      if (card) holder.appendChild(card.cloneNode(true));
+    });
     sheet.hidden = false;
     var first = body.querySelector("button");
     if (first) first.focus();

@@ -8,7 +8,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.game_setup import start_game
+from tests.browser.game_setup import by_turn, start_game
 from tests.browser.helpers import Phone, Recorder, Table, decode_qr, wait_until
 
 pytestmark = pytest.mark.browser
@@ -84,3 +84,32 @@ def test_reload_and_rejoin_with_the_code_from_the_tv(recorder: Recorder, tv: Tab
     before = tv.version()
     fresh.play_turn(buy=True)
     tv.wait_version(before)
+
+
+def test_a_phone_whose_network_went_away_says_so_and_catches_up(
+    recorder: Recorder, tv: Table
+) -> None:
+    _url, phones = start_game(recorder, tv, ("Aino", "Bertil"))
+    playing, waiting = by_turn(phones)
+    connection = waiting.page.locator("#live .connection")
+    expect(connection).to_be_hidden()
+    version = tv.version()
+
+    # The network goes: no close event arrives, only the heartbeat's silence tells.
+    waiting.context.set_offline(True)
+    started = time.monotonic()
+    expect(connection).to_be_visible(timeout=6000)
+    assert time.monotonic() - started < 5.5, "the lost connection was noticed too late"
+    playing.take(playing.state()["takes"][0])
+    tv.wait_version(version)
+
+    # The network comes back: the phone reconnects by itself and shows the new turn.
+    # (htmx logged each failed attempt to reconnect while offline as an Event: expected.)
+    assert all(e.endswith("console error: [object Event]") for e in waiting.errors)
+    waiting.errors.clear()
+    waiting.context.set_offline(False)
+    expect(connection).to_be_hidden(timeout=10000)
+    wait_until(
+        lambda: waiting.version() == tv.version(), timeout=10, message="the phone to catch up"
+    )
+    assert waiting.my_turn()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -10,7 +9,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from pytest_django.fixtures import Settings
 
-from game import consumers, presence, rendering
+from game import rendering, services
 from tests.web.helpers import Screens
 
 
@@ -22,15 +21,15 @@ def _flush_channel_layer() -> None:
 
 @pytest.fixture(autouse=True)
 def fresh_process_state(settings: Settings) -> Iterator[None]:
-    """Forget what an earlier test left in this process: sockets, presence, caches, bots."""
+    """Forget what an earlier test left in this process: sockets, caches, bot turns.
+
+    Presence lives in the database, which every test gets fresh.
+    """
     settings.SPLENDOR_BOT_DELAY = 0.01
     _flush_channel_layer()
-    presence.reset()
     rendering.clear_cache()
-    consumers._bot_drivers.clear()
     yield
-    consumers._bot_drivers.clear()
-    presence.reset()
+    services.cancel_bot_turns()
     rendering.clear_cache()
     _flush_channel_layer()
 
@@ -43,7 +42,3 @@ async def screens() -> AsyncIterator[Screens]:
         yield opened
     finally:
         await opened.close_all()
-        drivers = [task for task in consumers._bot_drivers.values() if not task.done()]
-        for task in drivers:
-            task.cancel()
-        await asyncio.gather(*drivers, return_exceptions=True)

@@ -29,7 +29,6 @@ ORIGIN = "http://localhost:8000"
 # A fixed deal, so a failure can be replayed.
 SEED = 20240611
 
-_VERSION = re.compile(r'id="(?:screen|hand)"[^>]*?data-version="(\d+)"')
 _CARD_IDS = re.compile(r'data-card="(\d+)"|sheet-card-(\d+)|data-action="(?:buy|reserve):(\d+)')
 
 
@@ -156,28 +155,90 @@ def visible_cards(state: GameState, seat: int | None) -> set[int]:
 
 # ---------------------------------------------------------------- reading fragments
 
+_META_VERSION = re.compile(r'id="(?:screen-meta|hand-meta)"[^>]*?data-version="(\d+)"')
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "wbr"}
+PONG = "pong"
 
-class _OobParser(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.ids: list[str] = []
+
+@dataclass
+class Element:
+    """One element of an HTML text: its id, attributes and where it starts and ends."""
+
+    tag: str
+    attrs: dict[str, str]
+    start: int
+    inner_start: int
+    end: int = -1
+    inner_end: int = -1
+    depth: int = 0
+
+    @property
+    def id(self) -> str:
+        return self.attrs.get("id", "")
+
+
+class _Spans(HTMLParser):
+    """Find every element of an HTML text with its span (outerHTML and innerHTML)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text = text
+        self.lines = [0]
+        for line in text.splitlines(keepends=True):
+            self.lines.append(self.lines[-1] + len(line))
+        self.open: list[Element] = []
+        self.found: list[Element] = []
+        self.feed(text)
+        self.close()
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self.lines[line - 1] + column
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
-        if found.get("hx-swap-oob") and found.get("id"):
-            self.ids.append(str(found["id"]))
+        start = self._offset()
+        inner = self.text.index(">", start) + 1
+        element = Element(tag, {k: v or "" for k, v in attrs}, start, inner, depth=len(self.open))
+        self.found.append(element)
+        if tag in _VOID:
+            element.end = element.inner_end = inner
+        else:
+            self.open.append(element)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            element = self.open.pop()
+            element.end = element.inner_end = element.inner_start
+
+    def handle_endtag(self, tag: str) -> None:
+        at = self._offset()
+        while self.open:
+            element = self.open.pop()
+            element.inner_end = at
+            element.end = self.text.index(">", at) + 1
+            if element.tag == tag:
+                return
+
+
+def elements(html: str) -> list[Element]:
+    return _Spans(html).found
 
 
 def oob_ids(html: str) -> list[str]:
     """Return the ids of the out-of-band regions in one message, in order."""
-    parser = _OobParser()
-    parser.feed(html)
-    return parser.ids
+    return [e.id for e in elements(html) if e.attrs.get("hx-swap-oob") and e.id]
 
 
 def version_of(html: str) -> int | None:
-    match = _VERSION.search(html)
+    """The version a screen shows (its meta region), or None."""
+    match = _META_VERSION.search(html)
     return int(match.group(1)) if match else None
+
+
+def my_turn(html: str) -> bool:
+    """Whether a phone's view says it is this seat's turn (from its meta region)."""
+    return 'data-my-turn="1"' in region(html, "hand-meta")
 
 
 def card_ids(html: str) -> set[int]:
@@ -186,76 +247,137 @@ def card_ids(html: str) -> set[int]:
 
 
 def region(html: str, region_id: str) -> str:
-    """Return the text of one top-level region of a message (up to the next region)."""
-    start = html.find(f'id="{region_id}"')
-    assert start >= 0, f"no #{region_id} in message"
-    ends = [
-        html.find(f'id="{other}"', start + 1)
-        for other in ("screen", "status", "hand", "flash")
-        if other != region_id
-    ]
-    ends = [e for e in ends if e > start]
-    return html[start : min(ends)] if ends else html[start:]
+    """Return the outer HTML of the element with this id."""
+    found = find_element(html, region_id)
+    assert found is not None, f"no #{region_id} in message"
+    return html[found.start : found.end]
 
 
 def player_panel(html: str, position: int) -> str:
     """Return the TV's panel of one seat (parts/player.html)."""
-    match = re.search(
-        rf'<section class="player[^"]*" data-seat="{position}">.*?</section>', html, re.S
-    )
-    assert match, f"no player panel for seat {position}"
-    return match.group(0)
+    return region(html, f"player-{position}")
+
+
+class Page:
+    """What a browser would show after applying every message (htmx's out-of-band swaps)."""
+
+    def __init__(self) -> None:
+        self.html = ""
+
+    def apply(self, message: str) -> None:
+        if message == PONG:
+            return
+        for element in [e for e in elements(message) if e.depth == 0]:
+            self._swap(message, element)
+
+    def _swap(self, message: str, element: Element) -> None:
+        how = element.attrs.get("hx-swap-oob", "true")
+        outer = message[element.start : element.end].replace(f' hx-swap-oob="{how}"', "", 1)
+        if how.startswith("beforeend:#"):
+            target = self._find(how.split("#", 1)[1])
+            assert target is not None, f"no {how}"
+            inner = message[element.inner_start : element.inner_end]
+            self.html = self.html[: target.inner_end] + inner + self.html[target.inner_end :]
+            return
+        target = self._find(element.id)
+        if target is None:
+            self.html += outer  # a top-level region the page did not have yet
+        elif how == "delete":
+            self.html = self.html[: target.start] + self.html[target.end :]
+        else:
+            self.html = self.html[: target.start] + outer + self.html[target.end :]
+
+    def _find(self, element_id: str) -> Element | None:
+        return find_element(self.html, element_id)
+
+
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*)>")
+
+
+def find_element(html: str, element_id: str) -> Element | None:
+    """Find one element by id quickly (a scan of tags from its start, not a full parse)."""
+    at = html.find(f' id="{element_id}"')
+    if at < 0:
+        return None
+    start = html.rfind("<", 0, at)
+    first = _TAG.match(html, start)
+    assert first is not None
+    tag = first.group(2).lower()
+    element = Element(tag, {"id": element_id}, start, first.end())
+    if tag in _VOID or first.group(3).endswith("/"):
+        element.end = element.inner_end = first.end()
+        return element
+    depth = 0
+    for match in _TAG.finditer(html, start):
+        closing, name = match.group(1), match.group(2).lower()
+        if name in _VOID or match.group(3).endswith("/"):
+            continue
+        depth += -1 if closing else 1
+        if depth == 0:
+            element.inner_end, element.end = match.start(), match.end()
+            return element
+    raise AssertionError(f"#{element_id} is never closed")
 
 
 # ---------------------------------------------------------------- live screens (async)
 
 
 class Screen:
-    """One websocket to the full ASGI application, with everything it received."""
+    """One websocket to the full ASGI application, with everything it received.
+
+    `page` is what the browser would show after every message so far; waits are
+    for a condition on it (a version, a text), never for a quiet period.
+    """
 
     def __init__(self, communicator: WebsocketCommunicator, label: str, seat: int | None):
         self.communicator = communicator
         self.label = label
         self.seat = seat
         self.log: list[str] = []
+        self.versions: list[int | None] = []  # the version shown after each message
+        self.page = Page()
 
-    async def receive(self, timeout: float = 3) -> str:
+    async def receive(self, timeout: float = 10) -> str:
         message = await self.communicator.receive_from(timeout)
         assert isinstance(message, str)
         self.log.append(message)
+        self.page.apply(message)
+        self.versions.append(version_of(self.page.html))
         return message
 
-    async def until(self, predicate: Callable[[str], bool], timeout: float = 5) -> str:
-        """Return the latest message if it matches, else receive until one does."""
-        if self.log and predicate(self.log[-1]):
-            return self.log[-1]
+    @property
+    def view(self) -> str:
+        return self.page.html
+
+    async def until(self, predicate: Callable[[str], bool], timeout: float = 10) -> str:
+        """Receive until what the screen shows matches; return what it shows."""
         deadline = time.monotonic() + timeout
-        while True:
+        while not self.page.html or not predicate(self.page.html):
             left = deadline - time.monotonic()
-            assert left > 0, f"{self.label} never received the expected view"
-            message = await self.receive(left)
-            if predicate(message):
-                return message
+            assert left > 0, f"{self.label} never showed the expected view"
+            await self.receive(left)
+        return self.page.html
 
-    async def until_version(self, version: int, timeout: float = 5) -> str:
-        """Receive until a full view of this version arrives; return that message."""
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            assert left > 0, f"{self.label} never saw version {version}"
-            message = await self.receive(left)
-            if version_of(message) == version:
-                return message
+    async def until_version(self, version: int, timeout: float = 10) -> str:
+        """Receive until the screen shows this version; return what it shows."""
+        return await self.until(lambda html: version_of(html) == version, timeout)
 
-    async def settle(self, quiet: float = 0.12) -> list[str]:
-        """Receive until nothing more arrives for `quiet` seconds."""
-        received = []
-        while not await self.communicator.receive_nothing(timeout=quiet):
-            received.append(await self.receive())
-        return received
+    async def barrier(self, timeout: float = 10) -> list[str]:
+        """Ping and receive up to the answer; return what arrived before it.
 
-    async def nothing(self, timeout: float = 0.15) -> bool:
-        return await self.communicator.receive_nothing(timeout=timeout)
+        The socket answers in order, so anything the server sent this screen
+        before it read the ping arrives first: a test can tell "nothing was
+        sent" without waiting for a quiet period.
+        """
+        await self.send({"ping": True})
+        before: list[str] = []
+        while (message := await self.receive(timeout)) != PONG:
+            before.append(message)
+        return before
+
+    async def nothing(self) -> bool:
+        """True if nothing (but the answer to a ping) was sent to this screen."""
+        return not await self.barrier()
 
     async def send(self, message: Any) -> None:
         await self.send_text(json.dumps(message))
@@ -296,7 +418,7 @@ class Screens:
             headers.append((b"cookie", "; ".join(jar).encode()))
         communicator = WebsocketCommunicator(application, f"/ws/game/{code}/{role}/", headers)
         self.opened.append(communicator)
-        connected, detail = await communicator.connect(timeout=3)
+        connected, detail = await communicator.connect(timeout=15)  # a busy CI machine
         return connected, detail, Screen(communicator, label or role, seat)
 
     async def tv(self, table: Table, session: str | None = None, label: str = "tv") -> Screen:

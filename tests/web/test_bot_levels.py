@@ -11,7 +11,8 @@ from django.test import Client
 from django.utils import translation
 
 from game import bot_levels, rendering, services
-from game.engine.bots import GreedyBot, RandomBot, make_bot
+from game.engine.bots import EasyBot, GreedyBot
+from game.engine.search import SearchBot
 from game.models import Game, Seat
 from tests.web.helpers import Table, game, open_lobby, play_as, start
 from tests.web.test_services import refused_and_unchanged
@@ -82,29 +83,23 @@ def test_older_bots_keep_their_stored_names() -> None:
     Seat.objects.create(
         game_id=table.game_id, position=1, name="Bot 1", is_bot=True, bot_kind="greedy"
     )
-    assert rendering.load_snapshot(table.game_id).seats[1].name == "Bot 1"
+    assert rendering.load_snapshot(table.game_id).room.seats[1].name == "Bot 1"
     assert bot_levels.level_of("greedy") == "medium" and bot_levels.level_of("random") == "easy"
 
 
-def test_each_level_plays_with_the_engines_bot_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Until the engine knows the level names, the nearest bot it has plays.
-    assert isinstance(bot_levels.make_level_bot("easy", 1), RandomBot)
+def test_each_level_plays_with_the_engines_bot_for_it(settings: Any) -> None:
+    settings.SPLENDOR_HARD_BOT_SECONDS = 0.05
+    assert isinstance(bot_levels.make_level_bot("easy", 1), EasyBot)
     assert isinstance(bot_levels.make_level_bot("medium", 1), GreedyBot)
-    assert isinstance(bot_levels.make_level_bot("hard", 1), GreedyBot)
+    hard = bot_levels.make_level_bot("hard", 1)
+    assert isinstance(hard, SearchBot) and hard.budget == 0.05
+    # Older games stored the engine's bot names; a stand-in plays as a medium bot.
+    assert isinstance(bot_levels.make_level_bot("random", 1), EasyBot)
     assert isinstance(bot_levels.make_level_bot(bot_levels.STAND_IN, 1), GreedyBot)
 
-    asked: list[str] = []
 
-    def engine_with_levels(kind: str, seed: int) -> Any:
-        asked.append(kind)
-        return make_bot("random", seed)
-
-    monkeypatch.setattr(bot_levels, "make_bot", engine_with_levels)
-    bot_levels.make_level_bot("hard", 1)
-    assert asked == ["hard"]  # once the engine knows "hard", that is what plays
-
-
-def test_hard_bots_play_a_game() -> None:
+def test_hard_bots_play_a_game(settings: Any) -> None:
+    settings.SPLENDOR_HARD_BOT_SECONDS = 0.05
     table = open_lobby(())
     add_bots(table, "hard", "easy")
     start(table)
@@ -231,4 +226,4 @@ def test_the_migration_numbers_bots_stored_with_a_translated_name() -> None:
     seats = Seat.objects.filter(game__code="OLDBOT").order_by("position")
     assert list(seats.values_list("name", "bot_number")) == [("Ada", 0), ("Botti 2", 2), ("Bob", 0)]
     with translation.override("de"):
-        assert str(rendering.load_snapshot(game_row.pk).seats[1].name) == "Bot 2 (mittel)"
+        assert str(rendering.load_snapshot(game_row.pk).room.seats[1].name) == "Bot 2 (mittel)"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.test.signals import template_rendered
 
 from game import rendering
 from game.engine import GameState
@@ -33,15 +37,33 @@ def _values(value: Any, depth: int = 0) -> list[Any]:
     return found
 
 
-def _contexts(game_id: int) -> dict[str, dict[str, Any]]:
+def _contexts(game_id: int) -> dict[str, list[Any]]:
+    """Every template context used to render each screen (no cached region skipped)."""
     snap = rendering.load_snapshot(game_id)
     url = rendering.join_url(snap.code, 8000)
-    return {
-        "host table": rendering.table_context(snap, is_host=True, url=url),
-        "spectator table": rendering.table_context(snap, is_host=False, url=url),
-        "seat 0": rendering.phone_context(snap, 0),
-        "seat 1": rendering.phone_context(snap, 1),
+    screens: dict[str, Callable[[], str]] = {
+        "host table": lambda: rendering.render_table(snap, is_host=True, url=url),
+        "spectator table": lambda: rendering.render_table(snap, is_host=False, url=url),
+        "seat 0": lambda: rendering.render_phone_hand(snap, 0),
+        "seat 1": lambda: rendering.render_phone_hand(snap, 1),
+        "phones' status": lambda: rendering.render_phone_status(snap),
     }
+    found: dict[str, list[Any]] = {}
+    for name, render in screens.items():
+        contexts: list[Any] = []
+
+        def seen(sender: Any, context: Any, contexts: list[Any] = contexts, **kwargs: Any) -> None:
+            contexts.append(context.flatten())
+
+        rendering.clear_cache()
+        template_rendered.connect(seen)
+        try:
+            render()
+        finally:
+            template_rendered.disconnect(seen)
+        assert contexts, name
+        found[name] = contexts
+    return found
 
 
 def test_no_template_context_contains_the_game_state() -> None:
@@ -61,3 +83,28 @@ def test_a_blind_card_reaches_only_its_owners_context() -> None:
     for name, context in _contexts(table.game_id).items():
         ids = {v.id for v in _values(context) if isinstance(v, CardView)}
         assert (blind in ids) == (name == "seat 0"), name
+
+
+RENDERING_LAYER = (
+    "readmodel",
+    "join_qr",
+    "present",
+    "regions",
+    "render_table",
+    "render_phone",
+    "rendering",
+)
+
+
+@pytest.mark.parametrize("module", RENDERING_LAYER)
+def test_the_rendering_layer_never_imports_the_writer(module: str) -> None:
+    source = (Path(__file__).resolve().parents[2] / "game" / f"{module}.py").read_text()
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+            imported.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    assert imported, module
+    assert not imported & {"game.services", "game.events", "game.consumers"}, module

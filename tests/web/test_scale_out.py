@@ -32,10 +32,8 @@ from tests.web.test_settings import POSTGRES_URL, require_service
 REDIS_DB = 7
 REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 # Seconds a change may take to reach a screen on the other process.
-PROPAGATION = 5.0
-# Seconds without a message after which a screen counts as up to date.
-QUIET = 0.5
-VERSION = re.compile(r'id="(?:screen|hand)"[^>]*?data-version="(\d+)"')
+PROPAGATION = 10.0
+VERSION = re.compile(r'id="(?:screen-meta|hand-meta)"[^>]*?data-version="(\d+)"')
 
 SETUP = r"""
 import json
@@ -109,17 +107,28 @@ def next_message(screen: MiniWebSocket, timeout: float) -> str | None:
     return screen.receive()
 
 
-def settle(*screens: MiniWebSocket) -> None:
-    """Read what each screen is still being sent until all are quiet for QUIET seconds.
-
-    Every seat that connects makes the screens of its game re-render; after this,
-    nothing local to a process is left to make it render a newer version.
-    """
+def barrier(screen: MiniWebSocket) -> list[str]:
+    """Ping and read up to the answer; return what the server sent before it."""
+    screen.send_json({"ping": True})
+    before: list[str] = []
     deadline = time.monotonic() + PROPAGATION
-    while time.monotonic() < deadline:
-        if all(next_message(screen, QUIET) is None for screen in screens):
-            return
-    raise AssertionError("the screens never went quiet")
+    while (message := next_message(screen, deadline - time.monotonic())) != "pong":
+        assert message is not None, "no answer to a ping"
+        before.append(message)
+    return before
+
+
+def wait_present(tv: MiniWebSocket, positions: range) -> None:
+    """Read the TV until every seat's panel, as last sent, shows its phone connected."""
+    panels: dict[int, str] = {}
+    deadline = time.monotonic() + PROPAGATION
+    while not (len(panels) == len(positions) and all("tag away" not in p for p in panels.values())):
+        message = next_message(tv, deadline - time.monotonic())
+        assert message is not None, f"the TV never showed every phone present: {panels}"
+        for position in positions:
+            found = re.search(rf'<section id="player-{position}".*?</section>', message, re.S)
+            if found:
+                panels[position] = found.group(0)
 
 
 def wait_for_version(screen: MiniWebSocket, version: int, who: str) -> str:
@@ -169,14 +178,23 @@ def test_an_action_on_one_server_reaches_screens_on_another(tmp_path: Path) -> N
                 bob_version, hand = first_view(bob)
                 assert bob_version == version and 'data-my-turn="0"' in hand
 
-                # All three sockets joined the one group in Redis, from two processes.
-                group = f"asgi:group:game-{game['id']}"
-                members = cast(list[bytes], layer_db.zrange(group, 0, -1))
-                assert len(members) == 3, members
+                # The TV joined the game's group; each phone only its own seat's group.
+                prefix = f"asgi:group:game-{game['id']}"
+                groups = sorted(
+                    key.decode() for key in cast(list[bytes], layer_db.keys(prefix + "*"))
+                )
+                assert len(groups) == 3 and groups[0] == prefix, groups
+                members = [
+                    member
+                    for group in groups
+                    for member in cast(list[bytes], layer_db.zrange(group, 0, -1))
+                ]
                 assert len({member.split(b"!")[0] for member in members}) == 2, members
 
-                # Only the action can make the screens on B render anything newer.
-                settle(tv, ada, bob)
+                # Presence is shared: the TV on B shows Ada, connected to A, as present.
+                wait_present(tv, range(2))
+                for screen in (tv, ada, bob):
+                    barrier(screen)
 
                 # Ada plays on server A; the TV and Bob on server B see it.
                 ada.send_json({"action": "take:wug", "version": version})

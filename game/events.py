@@ -1,0 +1,104 @@
+"""The messages a change sends to the screens, one per audience.
+
+The writer (game.services) calls `publish` after each commit with what it
+already holds: the table screens' group gets the room and the table's
+projection; each seat's group (its phones) gets the room and only that seat's
+projection. Projections travel as JSON strings (game.readmodel), so no screen
+reads the database to learn what changed and none ever holds a GameState.
+Presence changes travel on their own (`presence_changed`): they only touch the
+seats' indicators on the TV.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import BaseChannelLayer, get_channel_layer
+
+from game.engine import GameState
+from game.readmodel import Room, encode_room, seat_view, table_view
+
+
+def table_group(game_id: int) -> str:
+    """The TV and spectator screens of a game."""
+    return f"game-{game_id}"
+
+
+def seat_group(game_id: int, seat_id: int) -> str:
+    """The phone (or phones) holding one seat."""
+    return f"game-{game_id}-seat-{seat_id}"
+
+
+def messages(
+    room: Room, holders: dict[int, str], state: GameState | None, gone: tuple[int, ...] = ()
+) -> list[tuple[str, dict[str, Any]]]:
+    """Build the messages of one change: one per audience, each view computed once.
+
+    `holders` digests each seat's player key (a phone that no longer matches has
+    lost its seat); `gone` are seats removed by this change.
+    """
+    text = encode_room(room)
+    sent: list[tuple[str, dict[str, Any]]] = [
+        (table_group(room.id), {"type": "table.changed", "room": text, "view": table_view(state)})
+    ]
+    for seat in room.seats:
+        holder = "" if seat.is_bot else holders.get(seat.id, "")
+        view = seat_view(state, seat.position) if holder else ""
+        sent.append(
+            (
+                seat_group(room.id, seat.id),
+                {
+                    "type": "seat.changed",
+                    "room": text,
+                    "view": view,
+                    "holder": holder,
+                    "position": seat.position,
+                },
+            )
+        )
+    for seat_id in gone:
+        sent.append(
+            (
+                seat_group(room.id, seat_id),
+                {"type": "seat.changed", "room": text, "view": "", "holder": "", "position": -1},
+            )
+        )
+    return sent
+
+
+async def _send_all(layer: BaseChannelLayer, sent: list[tuple[str, dict[str, Any]]]) -> None:
+    for group, message in sent:
+        await layer.group_send(group, message)
+
+
+# The server's event loop: a writer in a plain thread (a bot's turn) sends through it,
+# as the in-memory channel layer's queues belong to that loop.
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def serve_from(loop: asyncio.AbstractEventLoop) -> None:
+    """Remember the loop the sockets are served from (called as a socket connects)."""
+    global _loop
+    _loop = loop
+
+
+def publish(
+    room: Room, holders: dict[int, str], state: GameState | None, gone: tuple[int, ...] = ()
+) -> None:
+    """Send every screen of the game its part of this change (call after the commit)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    sent = messages(room, holders, state, gone)
+    loop = _loop
+    if loop is not None and loop.is_running() and not loop.is_closed():
+        asyncio.run_coroutine_threadsafe(_send_all(layer, sent), loop).result(timeout=30)
+    else:
+        async_to_sync(_send_all)(layer, sent)
+
+
+def presence_changed(game_id: int) -> dict[str, Any]:
+    """A phone came or went: table screens re-read presence (game.presence)."""
+    return {"type": "presence.changed", "game": game_id}

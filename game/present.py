@@ -1,0 +1,142 @@
+"""What the TV and the phones both show, turned into template values.
+
+Shared by game.render_table and game.render_phone; works on projections and the
+room only (game.readmodel), never on a GameState.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from django.utils.safestring import SafeString, mark_safe
+
+from game.engine import parse_action
+from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
+from game.engine.colours import NAMES
+from game.engine.projection import ColourCount, GameView, card_view, noble_view
+from game.engine.state import STALEMATE_ROUNDS
+from game.readmodel import Room
+from game.templatetags.splendor import card as card_html
+from game.templatetags.splendor import chip, gem
+from game.templatetags.splendor import noble as noble_html
+
+ROMAN = {1: "I", 2: "II", 3: "III"}
+
+
+def chips_html(paid: list[ColourCount] | tuple[ColourCount, ...]) -> SafeString:
+    chips = "".join(chip(p.colour, p.amount) for p in paid)
+    return mark_safe(f'<span class="paid">{chips}</span>')  # each chip is escaped HTML
+
+
+def describe_event(text: str) -> dict[str, Any]:
+    """Turn one recorded event of the last turn into what a template shows.
+
+    The pictures (gems, card, noble) come as ready HTML so each event is one
+    translatable sentence with placeholders, in whatever word order a language needs.
+    """
+    action: Action = parse_action(text)
+    event: dict[str, Any] = {"kind": action.kind}
+    if action.kind in (TAKE, RETURN):
+        event["gems_html"] = mark_safe("".join(gem(NAMES[c]) for c in action.gems))
+    elif action.kind == RESERVE:
+        event["card_html"] = card_html(card_view(action.card)) if action.card else ""
+        event["level"] = ROMAN[action.level] if action.level else ""
+    elif action.kind == BUY:
+        event["card_html"] = card_html(card_view(action.card))
+        paid = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
+        event["paid_html"] = chips_html(paid)
+    elif action.kind == NOBLE:
+        event["noble_html"] = noble_html(noble_view(action.noble))
+    return event
+
+
+def last_turn(view: GameView, room: Room) -> dict[str, Any]:
+    """The last-turn line: who acted and what they did."""
+    seat = room.seats[view.last_turn_seat] if view.last_turn_seat >= 0 else None
+    return {"last_seat": seat, "last_events": [describe_event(e) for e in view.last_turn_events]}
+
+
+@lru_cache(maxsize=256)
+def last_taken(events: tuple[str, ...]) -> frozenset[str]:
+    """The colours taken in the last turn (the bank marks their piles)."""
+    return frozenset(NAMES[c] for e in events if e.startswith(TAKE) for c in parse_action(e).gems)
+
+
+def players(view: GameView, room: Room) -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": seat,
+            "view": player,
+            "is_current": view.phase != "over" and player.seat == view.current,
+            "is_first": player.seat == view.first_player,
+            "acted_last": player.seat == view.last_turn_seat,
+        }
+        for seat, player in zip(room.seats, view.players, strict=True)
+    ]
+
+
+def outcome(view: GameView, room: Room) -> dict[str, Any] | None:
+    result = view.outcome
+    if result is None:
+        return None
+    rows = [
+        {
+            "place": place,
+            "seat": room.seats[s],
+            "points": result.points[s],
+            "cards": result.cards[s],
+            "winner": s in result.winners,
+        }
+        for place, s in enumerate(result.ranking, start=1)
+    ]
+    return {
+        "rows": rows,
+        "winners": [room.seats[s] for s in result.winners],
+        "shared": result.shared,
+        "tie_break": result.tie_break,
+        "ended_by_passes": result.ended_by_passes,
+        "ended_by_stalemate": result.ended_by_stalemate,
+        "stalemate_rounds": STALEMATE_ROUNDS,
+    }
+
+
+def levels(view: GameView) -> list[dict[str, Any]]:
+    """The market rows, level III on top as the cards lie on the table."""
+    return [
+        {
+            "level": level,
+            "roman": ROMAN[level],
+            "cards": view.market[level - 1],
+            "deck": view.deck_counts[level - 1],
+        }
+        for level in (3, 2, 1)
+    ]
+
+
+def public(view: GameView) -> GameView:
+    """The view with everything only its seat may see taken out (for shared regions)."""
+    players = tuple(
+        replace(
+            p,
+            reserved=tuple(replace(r, card=None) if r.blind else r for r in p.reserved),
+        )
+        for p in view.players
+    )
+    return replace(view, players=players, me=None, legal=(), affordable=frozenset(), cheapest=())
+
+
+def common(view: GameView, room: Room) -> dict[str, Any]:
+    """Everything the phone's status line (and the old whole-screen templates) use."""
+    return {
+        "snap": room,
+        "view": view,
+        "players": players(view, room),
+        "current_seat": room.seats[view.current],
+        **last_turn(view, room),
+        "last_taken": last_taken(view.last_turn_events),
+        "outcome": outcome(view, room),
+        "roman": ROMAN,
+        "levels": levels(view),
+    }

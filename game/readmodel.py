@@ -1,0 +1,266 @@
+"""Read a game into what screens may know, and carry it compactly between processes.
+
+Two things describe a game to a screen: the public room facts (`Room`: status,
+version, seats' names and kinds, the next game's code) and one projection per
+viewer (game.engine.projection). The writer (game.services) builds both once
+per change from the state it already holds and publishes them as JSON strings:
+a string costs nothing to copy through the in-memory channel layer and is what
+Redis carries anyway. A screen reads the database only when it connects or
+asks for a resync (`read_room`, `read_view`); it never sees a GameState.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from game.bot_levels import STAND_IN, seat_name
+from game.engine import GameState
+from game.engine.actions import parse_action
+from game.engine.projection import (
+    TABLE,
+    ColourCount,
+    GameView,
+    PlayerView,
+    ReservedView,
+    Viewer,
+    card_view,
+    colour_counts,
+    noble_view,
+    view_for,
+)
+from game.engine.state import Outcome
+from game.models import Game, Seat
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """What a screen may show about a seat: never its player key."""
+
+    position: int
+    stored_name: str  # a player's name; for a bot, a fallback (see `name`)
+    is_bot: bool
+    connected: bool
+    rejoin_code: str
+    stand_in: bool = False  # a bot playing for a player who left
+    id: int = 0
+    bot_kind: str = ""
+    bot_number: int = 0
+
+    @property
+    def name(self) -> str:
+        """What screens call this seat, in the language being rendered (bots by level)."""
+        return str(seat_name(self.stored_name, self.is_bot, self.bot_kind, self.bot_number))
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """What any screen may know about a game besides its projection."""
+
+    id: int
+    code: str
+    status: str
+    version: int
+    no_gold_small: bool
+    next_code: str
+    seats: tuple[SeatInfo, ...]
+    stand_in_after: int | None = None  # seconds away on one's turn before a bot plays
+
+    def with_presence(self, here: frozenset[int]) -> Room:
+        """Return the room with each human seat marked connected or away."""
+        seats = tuple(
+            dataclasses.replace(s, connected=s.is_bot or s.id in here) for s in self.seats
+        )
+        return dataclasses.replace(self, seats=seats)
+
+
+def holder_of(player_key: str) -> str:
+    """A short digest of the phone holding a seat: enough to tell a phone it lost it."""
+    return hashlib.sha256(player_key.encode()).hexdigest()[:16] if player_key else ""
+
+
+def room_of(game: Game, seats: list[Seat], next_code: str = "") -> Room:
+    return Room(
+        id=game.id,
+        code=game.code,
+        status=game.status,
+        version=game.version,
+        no_gold_small=game.house_no_gold_small,
+        next_code=next_code,
+        seats=tuple(
+            SeatInfo(
+                s.position,
+                s.name,
+                s.is_bot,
+                s.is_bot,
+                s.rejoin_code,
+                stand_in=s.bot_kind == STAND_IN,
+                id=s.pk,
+                bot_kind=s.bot_kind,
+                bot_number=s.bot_number,
+            )
+            for s in sorted(seats, key=lambda s: s.position)
+        ),
+        stand_in_after=game.stand_in_after,
+    )
+
+
+def state_of(game: Game) -> GameState | None:
+    return GameState.from_dict(game.state) if game.state else None
+
+
+def read(game_id: int) -> tuple[Room, dict[int, str], GameState | None]:
+    """Read a game once: its room, each seat's holder digest (by seat id) and its state.
+
+    For the writer and for a screen that connects or resyncs; the state never
+    leaves the caller's hands (screens get `view_for` of it).
+    """
+    game = Game.objects.select_related("next_game").get(pk=game_id)
+    seats = list(game.seats.all())
+    next_code = game.next_game.code if game.next_game else ""
+    holders = {s.pk: holder_of(s.player_key) for s in seats}
+    return room_of(game, seats, next_code), holders, state_of(game)
+
+
+# ---------------------------------------------------------------- the wire format
+
+
+def encode_room(room: Room) -> str:
+    return json.dumps(dataclasses.asdict(room), separators=(",", ":"))
+
+
+def decode_room(text: str) -> Room:
+    data = json.loads(text)
+    data["seats"] = tuple(SeatInfo(**s) for s in data["seats"])
+    return Room(**data)
+
+
+def _counts(items: tuple[ColourCount, ...]) -> list[int]:
+    return [c.amount for c in items]
+
+
+def _player(p: PlayerView) -> list[Any]:
+    reserved = [[r.level, r.blind, r.card.id if r.card else 0] for r in p.reserved]
+    return [p.seat, _counts(p.tokens), _counts(p.bonuses), p.points, p.cards, reserved]
+
+
+def encode_view(view: GameView) -> str:
+    """Write a projection as compact JSON: cards and nobles by id, actions by notation."""
+    data = {
+        "viewer": view.viewer,
+        "version": view.version,
+        "phase": view.phase,
+        "current": view.current,
+        "first": view.first_player,
+        "turn": view.turn,
+        "final": view.final_round,
+        "bank": _counts(view.bank),
+        "market": [[c.id if c else 0 for c in row] for row in view.market],
+        "decks": list(view.deck_counts),
+        "nobles": [n.id for n in view.nobles],
+        "players": [_player(p) for p in view.players],
+        "player_nobles": [[n.id for n in p.nobles] for p in view.players],
+        "to_return": view.to_return,
+        "choices": list(view.noble_choices),
+        "last_seat": view.last_turn_seat,
+        "last_events": list(view.last_turn_events),
+        "refills": [list(r) for r in view.last_refills],
+        "quiet": view.quiet_rounds,
+        "outcome": dataclasses.asdict(view.outcome) if view.outcome else None,
+        "legal": [a.notation() for a in view.legal],
+        "affordable": sorted(view.affordable),
+        "cheapest": [[c, list(p)] for c, p in view.cheapest],
+    }
+    return json.dumps(data, separators=(",", ":"))
+
+
+# Cards and nobles never change: one view object each, shared by every decoded view.
+_card = lru_cache(maxsize=None)(card_view)
+_noble = lru_cache(maxsize=None)(noble_view)
+
+
+def _player_view(row: list[Any], nobles: list[int]) -> PlayerView:
+    seat, tokens, bonuses, points, cards, reserved = row
+    return PlayerView(
+        seat=seat,
+        tokens=colour_counts(tokens),
+        token_count=sum(tokens),
+        bonuses=colour_counts(bonuses),
+        points=points,
+        cards=cards,
+        reserved=tuple(
+            ReservedView(level, blind, _card(c) if c else None) for level, blind, c in reserved
+        ),
+        nobles=tuple(_noble(n) for n in nobles),
+    )
+
+
+def _outcome(data: dict[str, Any] | None) -> Outcome | None:
+    if data is None:
+        return None
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    return Outcome(**fields)
+
+
+def _decode_view(text: str) -> GameView:
+    d = json.loads(text)
+    players = tuple(
+        _player_view(row, nobles)
+        for row, nobles in zip(d["players"], d["player_nobles"], strict=True)
+    )
+    viewer: Viewer = d["viewer"]
+    return GameView(
+        viewer=viewer,
+        version=d["version"],
+        phase=d["phase"],
+        current=d["current"],
+        first_player=d["first"],
+        turn=d["turn"],
+        final_round=d["final"],
+        bank=colour_counts(d["bank"]),
+        market=tuple(tuple(_card(c) if c else None for c in row) for row in d["market"]),
+        deck_counts=tuple(d["decks"]),
+        nobles=tuple(_noble(n) for n in d["nobles"]),
+        players=players,
+        to_return=d["to_return"],
+        noble_choices=tuple(d["choices"]),
+        last_turn_seat=d["last_seat"],
+        last_turn_events=tuple(d["last_events"]),
+        last_refills=tuple((level, slot) for level, slot in d["refills"]),
+        quiet_rounds=d["quiet"],
+        outcome=_outcome(d["outcome"]),
+        me=players[viewer] if isinstance(viewer, int) else None,
+        legal=tuple(parse_action(n) for n in d["legal"]),
+        affordable=frozenset(d["affordable"]),
+        cheapest=tuple((c, tuple(p)) for c, p in d["cheapest"]),
+    )
+
+
+# Every table screen of a game in this process gets the same string: decode it once.
+_decoded: OrderedDict[str, GameView] = OrderedDict()
+_DECODED_SIZE = 64
+
+
+def decode_view(text: str) -> GameView:
+    view = _decoded.get(text)
+    if view is None:
+        view = _decode_view(text)
+        _decoded[text] = view
+        if len(_decoded) > _DECODED_SIZE:
+            _decoded.popitem(last=False)
+    return view
+
+
+def table_view(state: GameState | None) -> str:
+    """The table's projection as JSON ("" in the lobby)."""
+    return encode_view(view_for(state, TABLE)) if state is not None else ""
+
+
+def seat_view(state: GameState | None, position: int) -> str:
+    """One seat's projection as JSON ("" in the lobby)."""
+    return encode_view(view_for(state, position)) if state is not None else ""

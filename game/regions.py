@@ -1,0 +1,165 @@
+"""Screens are made of regions: elements with an id that htmx swaps out of band.
+
+Each region is rendered from a small context and remembered by that context
+(per language) in one bounded cache shared by every screen of the process: the
+table's market is rendered once per change, a card's "you cannot afford this"
+sheet once for every phone that shows it, a phone's hand only when its tokens
+change. Each socket remembers a hash per region (`Shown`) and is sent only the
+regions that changed; a reconnect, a resync or a change of layout (a new phase,
+the end of the game) sends the whole screen again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
+
+_CACHE_SIZE = 4096
+_cache: OrderedDict[Hashable, SafeString] = OrderedDict()
+
+
+def freeze(value: Any) -> Hashable:
+    """Turn a template context into a hashable key (dicts, lists and sets included)."""
+    if isinstance(value, dict):
+        return tuple((k, freeze(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, set | frozenset):
+        return frozenset(value)
+    return value  # type: ignore[no-any-return]
+
+
+def cached(key: Hashable, render: Callable[[], str]) -> SafeString:
+    """Render once per key and language, then reuse (least recently used go first)."""
+    full_key = (key, get_language())
+    html = _cache.get(full_key)
+    if html is None:
+        html = mark_safe(render())
+        _cache[full_key] = html
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    else:
+        _cache.move_to_end(full_key)
+    return html
+
+
+def render(template: str, context: dict[str, Any]) -> SafeString:
+    """Render a region's template, remembered by its whole context."""
+    return cached((template, freeze(context)), lambda: render_to_string(template, context))
+
+
+def absent(region_id: str) -> str:
+    """An empty, hidden stand-in for a region not shown now (keeps its place)."""
+    return f'<div id="{region_id}" hidden></div>'
+
+
+def clear() -> None:
+    _cache.clear()
+
+
+def oob(html: str, region_id: str) -> str:
+    """Mark a region for an out-of-band swap of the element with its id."""
+    return html.replace(f'id="{region_id}"', f'id="{region_id}" hx-swap-oob="true"', 1)
+
+
+_PRESERVED = re.compile(r'id="([^"]+)"[^>]*\shx-preserve')
+
+
+def _fill(html: str, codes: dict[str, Callable[[], str]], shown: frozenset[str]) -> str:
+    """Put each QR code the browser does not show yet into its empty element."""
+    for element_id, draw in codes.items():
+        if element_id in shown:
+            continue
+        at = html.find(f'id="{element_id}"')
+        if at >= 0:
+            end = html.index(">", at) + 1
+            html = html[:end] + draw() + html[end:]
+    return html
+
+
+def fill_qr_codes(html: str, screen: Screen) -> str:
+    """Put every QR code of the screen into its element (a page's first paint)."""
+    return _fill(html, screen.qr, frozenset())
+
+
+def preserved_ids(html: str) -> frozenset[str]:
+    """The ids of elements the browser keeps as they are (QR codes)."""
+    return frozenset(_PRESERVED.findall(html)) if "hx-preserve" in html else frozenset()
+
+
+# Regions whose key starts with this are fixed HTML between regions (the opening
+# and closing tags of a panel that holds regions): sent with the whole screen only.
+STATIC = "~"
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What one screen shows now: its regions in document order and its action sheets."""
+
+    regions: dict[str, str]
+    full: Callable[[], str]  # the whole screen, as sent on connect and on a new layout
+    sheets: dict[str, str] = field(default_factory=dict)
+    shell: dict[str, Any] = field(default_factory=dict)  # the container's own attributes
+    # QR codes by the id of their (empty, preserved) element: filled in only for a
+    # browser that does not show them yet, so a region's HTML never depends on it.
+    qr: dict[str, Callable[[], str]] = field(default_factory=dict)
+
+
+@dataclass
+class Shown:
+    """What one socket's screen shows: a hash per region, to send only what changed."""
+
+    layout: tuple[str, ...] = ()
+    hashes: dict[str, int] = field(default_factory=dict)
+    sheets: dict[str, int] = field(default_factory=dict)
+    qr_by_region: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def qr_codes(self) -> frozenset[str]:
+        """QR codes the browser already shows: never sent again while they stay."""
+        return frozenset().union(*self.qr_by_region.values())
+
+    def forget(self) -> None:
+        self.layout = ()
+
+    def frame(self, screen: Screen, force: bool = False) -> str:
+        """Return what to send so the browser shows `screen` ("" when nothing changed)."""
+        layout = tuple(screen.regions)
+        shown = self.qr_codes
+        if force or layout != self.layout:
+            self.layout = layout
+            self.hashes = {rid: hash(html) for rid, html in screen.regions.items()}
+            self.sheets = {sid: hash(html) for sid, html in screen.sheets.items()}
+            self.qr_by_region = {rid: preserved_ids(h) for rid, h in screen.regions.items()}
+            return _fill(screen.full(), screen.qr, shown)
+        parts = [self._region(rid, html) for rid, html in screen.regions.items()]
+        parts += [self._sheet(sid, html) for sid, html in screen.sheets.items()]
+        for sid in [s for s in self.sheets if s not in screen.sheets]:
+            del self.sheets[sid]
+            parts.append(f'<template id="{sid}" hx-swap-oob="delete"></template>')
+        return _fill("".join(parts), screen.qr, shown)
+
+    def _region(self, rid: str, html: str) -> str:
+        if rid.startswith(STATIC):
+            return ""
+        digest = hash(html)
+        if self.hashes.get(rid) == digest:
+            return ""
+        self.hashes[rid] = digest
+        self.qr_by_region[rid] = preserved_ids(html)
+        return oob(html, rid)
+
+    def _sheet(self, sid: str, html: str) -> str:
+        digest = hash(html)
+        known = self.sheets.get(sid)
+        self.sheets[sid] = digest
+        if known is None:  # a card new to this screen: add its sheet
+            return f'<div hx-swap-oob="beforeend:#sheets">{html}</div>'
+        return "" if known == digest else oob(html, sid)

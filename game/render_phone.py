@@ -1,0 +1,263 @@
+"""HTML for a phone: the shared #status line and the private #hand, split into regions.
+
+Takes the room and that seat's own projection. The status line is the same for
+every phone of a game and rendered once per change and language; the hand's
+regions are remembered by exactly what they show, so a region another phone
+(or an earlier change) already rendered the same way costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from game import present, regions
+from game.engine.actions import BUY, RESERVE, RETURN, TAKE, Action
+from game.engine.colours import NAMES
+from game.engine.projection import ColourCount, GameView
+from game.readmodel import Room
+from game.regions import STATIC
+
+
+def status(room: Room, view: GameView | None, oob: bool = True) -> str:
+    """The phone's #status region: the same for every seat of the game.
+
+    Built from any seat's projection, with what only that seat may see taken out.
+    """
+
+    def render() -> str:
+        context: dict[str, Any] = {"snap": room, "oob": oob}
+        if view is not None:
+            context.update(present.common(present.public(view), room))
+        return render_to_string("phone/status.html", context)
+
+    return regions.cached(("status", room, oob), render)
+
+
+def _payments(view: GameView) -> dict[int, tuple[ColourCount, ...]]:
+    """What each affordable card would cost this seat, cheapest way first."""
+    return {
+        card_id: tuple(ColourCount(NAMES[c], n) for c, n in enumerate(payment) if n)
+        for card_id, payment in view.cheapest
+    }
+
+
+def _legal(legal: tuple[Action, ...]) -> dict[str, Any]:
+    """Sort the seat's legal actions into what the phone's controls need."""
+    buys: dict[int, list[dict[str, Any]]] = {}
+    reserves: set[int] = set()
+    blind: set[int] = set()
+    for action in legal:
+        if action.kind == BUY:
+            paid = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
+            buys.setdefault(action.card, []).append(
+                {
+                    "notation": action.notation(),
+                    "paid": bool(paid),
+                    "paid_html": present.chips_html(paid),
+                }
+            )
+        elif action.kind == RESERVE and action.card:
+            reserves.add(action.card)
+        elif action.kind == RESERVE:
+            blind.add(action.level)
+    return {
+        "takes": [a.notation() for a in legal if a.kind == TAKE],
+        "returns": [a.notation() for a in legal if a.kind == RETURN],
+        "buys": buys,
+        "reserves": reserves,
+        "blind": blind,
+        "can_pass": any(a.kind == "pass" for a in legal),
+    }
+
+
+def _progress(view: GameView) -> list[dict[str, Any]]:
+    assert view.me is not None
+    have = {b.colour: b.amount for b in view.me.bonuses}
+    return [
+        {
+            "noble": noble,
+            "needs": [
+                {"colour": r.colour, "need": r.amount, "have": min(have[r.colour], r.amount)}
+                for r in noble.requires
+            ],
+            "missing": sum(max(0, r.amount - have[r.colour]) for r in noble.requires),
+        }
+        for noble in view.nobles
+    ]
+
+
+def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
+    """The market as this phone sees it: one region per deck and per card space, so a
+    bought card or a changed price sends one space, not the whole market."""
+    found: dict[str, str] = {f"{STATIC}market": regions.render("phone/regions/market.html", {})}
+    for row in present.levels(view):
+        level = row["level"]
+        found[f"{STATIC}row-{level}"] = f'<div class="market-row level-{level}">'
+        found[f"deck-{level}"] = regions.render(
+            "phone/regions/market_deck.html",
+            {
+                "level": level,
+                "roman": row["roman"],
+                "deck": row["deck"],
+                "blind": level in legal["blind"],
+            },
+        )
+        for index, card in enumerate(row["cards"]):
+            found[f"slot-{level}-{index}"] = regions.render(
+                "phone/regions/market_slot.html",
+                {
+                    "slot": f"{level}-{index}",
+                    "card": card,
+                    "pay": pays.get(card.id) if card else None,
+                },
+            )
+        found[f"{STATIC}row-{level}-end"] = "</div>"
+    found[f"{STATIC}market-end"] = "</section>"
+    return found
+
+
+def _sheets(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
+    """One action sheet per card and deck the phone can open; nothing is sent from them
+    until a button in them is tapped."""
+    gold = view.bank[5].amount
+    found: dict[str, str] = {}
+    for row in present.levels(view):
+        for card in row["cards"]:
+            if card is not None:
+                found[f"sheet-card-{card.id}"] = _card_sheet(card, view, legal, pays, gold, True)
+        level = row["level"]
+        found[f"sheet-deck-{level}"] = regions.render(
+            "phone/regions/deck_sheet.html",
+            {
+                "level": level,
+                "roman": row["roman"],
+                "can_reserve": level in legal["blind"],
+                "gold": gold,
+            },
+        )
+    assert view.me is not None
+    for reserved in view.me.reserved:
+        if reserved.card is not None:
+            card = reserved.card
+            found[f"sheet-card-{card.id}"] = _card_sheet(card, view, legal, pays, gold, False)
+    return found
+
+
+def _card_sheet(
+    card: Any, view: GameView, legal: dict[str, Any], pays: dict[int, Any], gold: int, market: bool
+) -> str:
+    context = {
+        "card": card,
+        "options": legal["buys"].get(card.id, []),
+        "affordable": card.id in pays or card.id in view.affordable,
+        "can_reserve": market and card.id in legal["reserves"],
+        "gold": bool(gold),
+    }
+    return regions.render("phone/card_sheet.html", context)
+
+
+def _playing(
+    room: Room, view: GameView, position: int, legal: dict[str, Any], pays: dict[int, Any]
+) -> dict[str, str]:
+    assert view.me is not None
+    my_turn = view.phase != "over" and view.current == position
+    found: dict[str, str] = {}
+    found["turn"] = regions.render(
+        "phone/regions/turn.html",
+        {
+            "outcome": present.outcome(view, room),
+            "me_position": position,
+            "my_turn": my_turn,
+            "phase": view.phase,
+            "to_return": view.to_return,
+            "can_pass": legal["can_pass"],
+            "current_name": room.seats[view.current].name,
+        },
+    )
+    # Controls that come and go stay in place as empty elements, so the phone's
+    # layout (its list of regions) stays the same and only what changed is sent.
+    found["return-picker"] = regions.absent("return-picker")
+    found["noble-choice"] = regions.absent("noble-choice")
+    found["pass-panel"] = regions.absent("pass-panel")
+    found["take-picker"] = regions.absent("take-picker")
+    if my_turn and view.phase == "return":
+        found["return-picker"] = regions.render(
+            "phone/regions/return_picker.html",
+            {"tokens": view.me.tokens, "returns": legal["returns"]},
+        )
+    if my_turn and view.phase == "noble":
+        found["noble-choice"] = regions.render(
+            "phone/regions/noble_choice.html",
+            {"nobles": view.nobles, "choices": view.noble_choices},
+        )
+    if my_turn and legal["can_pass"]:
+        found["pass-panel"] = regions.render("phone/regions/pass.html", {})
+    if view.phase == "main":
+        found["take-picker"] = regions.render(
+            "phone/regions/take_picker.html",
+            {
+                "bank": view.bank,
+                "gold": view.bank[5].amount,
+                "my_turn": my_turn,
+                "takes": legal["takes"],
+            },
+        )
+    found.update(_market(view, legal, pays))
+    reserved = [(r, pays.get(r.card.id) if r.card else None) for r in view.me.reserved]
+    found["my-hand"] = regions.render(
+        "phone/regions/my_hand.html", {"me": view.me, "reserved": reserved}
+    )
+    found["progress"] = regions.render("phone/regions/progress.html", {"progress": _progress(view)})
+    return found
+
+
+def phone_screen(room: Room, view: GameView | None, position: int) -> regions.Screen:
+    """The phone's regions (#status and the inside of #hand) for its seat."""
+    my_turn = view is not None and view.phase != "over" and view.current == position
+    phase = view.phase if view is not None else room.status
+    found: dict[str, str] = {
+        "status": status(room, view, oob=False),
+        "hand-meta": format_html(
+            '<div id="hand-meta" hidden data-version="{}" data-my-turn="{}"'
+            ' data-class="hand phase-{}{}"></div>',
+            room.version,
+            "1" if my_turn else "0",
+            phase,
+            " my-turn" if my_turn else "",
+        ),
+    }
+    if room.next_code:
+        found["hand-redirect"] = regions.render(
+            "phone/regions/redirect.html", {"next_code": room.next_code}
+        )
+    sheets: dict[str, str] = {}
+    if view is None:
+        found["seated"] = regions.render(
+            "phone/regions/seated.html", {"me_name": room.seats[position].name}
+        )
+    else:
+        legal = _legal(view.legal)
+        # Buying is possible only in the main phase: not after the end, nor while
+        # giving back tokens or choosing a noble.
+        pays = _payments(view) if view.phase == "main" else {}
+        found.update(_playing(room, view, position, legal, pays))
+        sheets = _sheets(view, legal, pays)
+    shell = {"version": room.version, "my_turn": my_turn, "phase": phase}
+
+    def full() -> str:
+        return regions.oob(found["status"], "status") + whole_hand(screen, oob=True)
+
+    screen = regions.Screen(found, full, sheets, shell)
+    return screen
+
+
+def whole_hand(screen: regions.Screen, *, oob: bool) -> str:
+    """The whole #hand element around its regions and action sheets."""
+    inside = [v for k, v in screen.regions.items() if k != "status"]
+    inside.append('<div id="sheets">' + "".join(screen.sheets.values()) + "</div>")
+    context = {**screen.shell, "oob": oob, "body": mark_safe("\n".join(inside))}
+    return render_to_string("phone/hand.html", context)

@@ -1,0 +1,182 @@
+"""HTML for the TV: the #screen element, split into regions (game.regions).
+
+Takes the room (with presence applied) and the table's projection; every
+region is rendered once per change and language in the process and shared by
+every table screen. QR codes are made once per address (game.join_qr) and kept
+by the browser (hx-preserve): a screen that already shows one gets an empty
+placeholder, never the SVG again.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from game import present, regions
+from game.bot_levels import STAND_IN_CHOICES
+from game.engine.projection import GameView
+from game.join_qr import qr_svg, rejoin_url
+from game.readmodel import Room
+from game.regions import STATIC
+from game.templatetags.splendor import card as card_html
+
+
+def _lobby(room: Room, is_host: bool, url: str, csrf: str, qr: dict[str, Any]) -> str:
+    qr["join-qr"] = partial(qr_svg, url)
+    context = {
+        "snap": room,
+        "is_host": is_host,
+        "csrf": csrf,
+        "join_url": url,
+        "seats": room.seats,
+        "can_start": 2 <= len(room.seats) <= 4,
+        "stand_in_choices": STAND_IN_CHOICES,
+    }
+    return regions.render("host/lobby.html", context)
+
+
+def _player(player: dict[str, Any], room: Room, host: dict[str, Any], qr: dict[str, Any]) -> str:
+    seat = player["seat"]
+    if host["is_host"] and not seat.is_bot and not seat.connected:
+        # The host screen shows a rejoin QR for each seat whose phone is away.
+        link = rejoin_url(host["url"], seat.rejoin_code)
+        player["rejoin_url"] = link
+        qr[f"rejoin-qr-{seat.position}-{seat.rejoin_code}"] = partial(qr_svg, link)
+    context = {
+        # Not is_current / acted_last: the meta region carries those (see table_screen).
+        "p": {k: v for k, v in player.items() if k not in ("is_current", "acted_last")},
+        "snap": {"code": room.code},
+        "is_host": host["is_host"],
+        "csrf": host["csrf"],
+        "outcome": host["over"],
+        "roman": present.ROMAN,
+    }
+    return regions.render("parts/player.html", context)
+
+
+MARKET_PARTS = (f"{STATIC}market", f"{STATIC}row-", "table-deck-", "table-slot-")
+
+
+def _market(view: GameView) -> dict[str, str]:
+    """The market: one region per deck and per card space (a buy changes one space)."""
+    found = {f"{STATIC}market": '<div class="market">'}
+    for row in present.levels(view):
+        level = row["level"]
+        found[f"{STATIC}row-{level}"] = f'<div class="market-row level-{level}">'
+        found[f"table-deck-{level}"] = regions.render(
+            "host/regions/market_deck.html",
+            {"level": level, "roman": row["roman"], "deck": row["deck"]},
+        )
+        for index, card in enumerate(row["cards"]):
+            slot = f"table-slot-{level}-{index}"
+            if card is None:
+                found[slot] = f'<div id="{slot}" class="card card-empty"></div>'
+            else:  # the card as drawn everywhere, with the space's id
+                found[slot] = card_html(card).replace(
+                    '<div class="card ', f'<div id="{slot}" class="card ', 1
+                )
+        found[f"{STATIC}row-{level}-end"] = "</div>"
+    found[f"{STATIC}market-end"] = "</div>"
+    return found
+
+
+def _table(room: Room, view: GameView, host: dict[str, Any], qr: dict[str, Any]) -> dict[str, str]:
+    outcome = present.outcome(view, room)
+    found: dict[str, str] = {"final-banner": regions.absent("final-banner")}
+    if view.final_round and outcome is None:
+        found["final-banner"] = regions.render("host/regions/final_banner.html", {})
+    found["nobles"] = regions.render("host/regions/nobles.html", {"nobles": view.nobles})
+    found.update(_market(view))
+    found["bank"] = regions.render(
+        "host/regions/bank.html",
+        {"bank": view.bank, "last_taken": present.last_taken(view.last_turn_events)},
+    )
+    found["turn-line"] = regions.render(
+        "host/regions/turn_line.html",
+        {
+            "outcome": outcome is not None,
+            "current_name": room.seats[view.current].name,
+            "phase": view.phase,
+            "to_return": view.to_return,
+        },
+    )
+    found["last-turn"] = regions.cached(
+        ("last-turn", view.last_turn_seat, room.seats, view.last_turn_events),
+        lambda: render_to_string("host/regions/last_turn.html", present.last_turn(view, room)),
+    )
+    host = {**host, "over": outcome is not None}
+    for player in present.players(view, room):
+        found[f"player-{player['seat'].position}"] = _player(player, room, host, qr)
+    qr["corner-qr"] = partial(qr_svg, host["url"])
+    found["corner-join"] = regions.render(
+        "host/regions/corner_join.html", {"join_url": host["url"], "code": room.code}
+    )
+    if outcome is not None:
+        context = {"outcome": outcome, "is_host": host["is_host"], "csrf": host["csrf"]}
+        context["snap"] = {"code": room.code}
+        found["end"] = regions.render("host/end.html", context)
+    return found
+
+
+def table_screen(
+    room: Room,
+    view: GameView | None,
+    *,
+    is_host: bool,
+    url: str,
+    csrf: str = "",
+) -> regions.Screen:
+    """The TV's regions for this room and projection.
+
+    `csrf` is the host screen's token for its forms. QR codes come as empty
+    elements; `Screen.qr` fills them in only for a browser that lacks them.
+    """
+    csrf = csrf if is_host else ""
+    qr: dict[str, Any] = {}
+    meta = {"version": room.version, "status": room.status, "current": -1, "acted_last": -1}
+    if view is not None:
+        # Which panel is highlighted travels here, so a panel is re-sent only when
+        # that player's holdings change (app.js sets the classes).
+        meta["current"] = view.current if view.phase != "over" else -1
+        meta["acted_last"] = view.last_turn_seat
+    found: dict[str, str] = {
+        "screen-meta": format_html(
+            '<div id="screen-meta" hidden data-version="{version}" data-status="{status}"'
+            ' data-class="screen screen-{status}" data-current="{current}"'
+            ' data-acted-last="{acted_last}"></div>',
+            **meta,
+        )
+    }
+    if room.next_code and is_host:
+        found["screen-redirect"] = regions.render(
+            "host/regions/redirect.html", {"next_code": room.next_code}
+        )
+    if view is None:
+        found["lobby"] = _lobby(room, is_host, url, csrf, qr)
+    else:
+        found.update(_table(room, view, {"is_host": is_host, "url": url, "csrf": csrf}, qr))
+
+    def full() -> str:
+        return whole_screen(room, found, oob=True)
+
+    return regions.Screen(found, full, qr=qr)
+
+
+def whole_screen(room: Room, found: dict[str, str], *, oob: bool) -> str:
+    """The whole #screen element around its regions."""
+    parts = {k.replace("-", "_"): mark_safe(v) for k, v in found.items()}
+    players = "".join(v for k, v in found.items() if k.startswith("player-"))
+    parts["players"] = mark_safe(players)
+    market = "".join(v for k, v in found.items() if k.startswith(MARKET_PARTS))
+    parts["market"] = mark_safe(market)
+    context = {
+        "status": room.status,
+        "version": room.version,
+        "oob": oob,
+        "regions": parts,
+    }
+    return render_to_string("host/screen.html", context)

@@ -1,0 +1,288 @@
+"""The path from a committed change to the screens (issue 6).
+
+One read per change whatever the number of screens, regions sent only when they
+change, presence shared through the database with expiry, bot turns scheduled
+by the writer (no screen needed) and resumed after a restart, a heartbeat, and a
+consumer that survives any frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.db import OperationalError
+from django.db.backends.utils import CursorWrapper
+from django.utils import timezone
+from pytest_django.fixtures import Settings
+
+from game import presence, readmodel, services
+from game.models import Game, Presence, Seat
+from tests.web.helpers import (
+    PONG,
+    Screens,
+    db,
+    fingerprint,
+    game,
+    oob_ids,
+    player_panel,
+    started,
+    version_of,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 15, what: str = "") -> None:
+    """Poll a condition (from a test's own thread) until it holds, or fail."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if condition():
+                return
+        except OperationalError:  # the test database is busy with the bot's write
+            pass
+        assert time.monotonic() < deadline, f"timed out waiting for {what or condition}"
+        time.sleep(0.05)
+
+
+# ---------------------------------------------------------------- one read per change
+
+
+class Statements:
+    """Count SQL statements on every connection of the process (all threads)."""
+
+    def __init__(self) -> None:
+        self.sql: list[str] = []
+
+    def reads_of_the_game(self) -> int:
+        return sum(
+            1 for q in self.sql if q.lstrip().upper().startswith("SELECT") and "game_game" in q
+        )
+
+    @staticmethod
+    def counting(original: Any, sql: list[str]) -> Callable[..., Any]:
+        def execute(cursor: Any, query: str, params: Any = None) -> Any:
+            sql.append(str(query))
+            return original(cursor, query, params)
+
+        return execute
+
+
+@pytest.fixture
+def statements() -> Iterator[Statements]:
+    found = Statements()
+    with mock.patch.object(
+        CursorWrapper, "execute", Statements.counting(CursorWrapper.execute, found.sql)
+    ):
+        yield found
+
+
+async def _one_change(screens: Screens, statements: Statements, phones: int) -> tuple[int, int]:
+    """Play one action with a TV and `phones` phones watching; return (game reads, read())."""
+    table = await db(started)(("Ada", "Bob", "Cy", "Di"))
+    tv = await screens.tv(table)
+    watching = [tv] + [await screens.phone(table, position) for position in range(phones)]
+    for screen in watching:
+        await screen.until_version(0)
+    await asyncio.gather(*(screen.barrier() for screen in watching))
+    statements.sql.clear()
+    with mock.patch.object(readmodel, "read", wraps=readmodel.read) as reads:
+        await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+        for screen in watching:
+            await screen.until_version(1)
+        return statements.reads_of_the_game(), reads.call_count
+
+
+async def test_a_change_is_read_once_whatever_the_number_of_screens(
+    screens: Screens, statements: Statements
+) -> None:
+    few = await _one_change(screens, statements, phones=1)
+    await screens.close_all()
+    many = await _one_change(screens, statements, phones=4)
+    # The writer locks and reads the game; no screen reads it again.
+    assert few == many, (few, many)
+    assert many[1] == 0, "a screen re-read the game after a change"
+    assert many[0] <= 2
+
+
+# ---------------------------------------------------------------- regions
+
+
+async def test_unchanged_regions_and_sheets_are_not_sent_again(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob", "Cy"))
+    tv = await screens.tv(table)
+    cy = await screens.phone(table, 2)
+    first = await tv.receive()
+    assert "<svg" in first, "the first view carries the join QR code"
+    await cy.until_version(0)
+    await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+    update = await cy.until_version(1)
+    frame = cy.log[-1]
+    # Cy was not to play before nor after: the market and its action sheets did not change.
+    assert "sheet-card-" not in frame and 'id="market"' not in frame
+    assert len(frame) < len(update) / 3
+    assert "Bob’s turn" in update
+    await tv.until_version(1)
+    assert all("<svg" not in message for message in tv.log[1:]), "the QR code was sent again"
+    assert "data-url" in tv.view  # the preserved QR code is still on the page
+
+
+async def test_a_new_card_brings_its_sheet_and_a_bought_one_takes_its_sheet_away(
+    screens: Screens,
+) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    ada = await screens.phone(table, 0)
+    view = await ada.until_version(0)
+    market = (await db(services.load_state)(await db(game)(table.game_id))).market
+    reserved = market[0][0]
+    assert f'id="sheet-card-{reserved}"' in view
+    await ada.send({"action": f"reserve:{reserved}", "version": 0})
+    view = await ada.until_version(1)
+    state = await db(services.load_state)(await db(game)(table.game_id))
+    replacement = state.market[0][0]
+    assert f'id="sheet-card-{replacement}"' in view, "the new card's sheet is missing"
+    assert f'id="sheet-card-{reserved}"' in view, "a reserved card keeps its sheet"
+    sheets = view[view.index('id="sheets"') :]
+    assert sheets.count(f'id="sheet-card-{replacement}"') == 1
+
+
+# ---------------------------------------------------------------- presence
+
+
+async def test_a_phone_on_another_process_counts_and_a_ghost_expires(
+    screens: Screens,
+) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    bob_seat = await db(lambda: Seat.objects.get(game_id=table.game_id, position=1).pk)()
+    tv = await screens.tv(table)
+    await tv.until(lambda view: "away" in player_panel(view, 1))
+    # Another server process holds Bob's socket: its row is all this process knows.
+    await db(presence.arrive)(table.game_id, bob_seat, "specific.other-process!abc")
+    ada = await screens.phone(table, 0)  # any presence event makes the TV look again
+    shown = await tv.until(lambda view: "away" not in player_panel(view, 0))
+    assert "away" not in player_panel(shown, 1)
+    assert bob_seat in await db(presence.connected)(table.game_id)
+
+    # That process died: its row is not refreshed and stops counting after the TTL.
+    old = timezone.now() - presence.TTL - timedelta(seconds=1)
+    await db(lambda: Presence.objects.filter(seat_id=bob_seat).update(seen_at=old))()
+    assert bob_seat not in await db(presence.connected)(table.game_id)
+    await ada.close()
+    await screens.phone(table, 0, label="Ada again")
+    away = await tv.until(lambda view: "away" in player_panel(view, 1))
+    code = await db(lambda: Seat.objects.get(pk=bob_seat).rejoin_code)()
+    assert code in player_panel(away, 1)
+
+
+async def test_a_socket_that_dies_with_an_error_leaves_no_presence(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    bob = await screens.phone(table, 1)
+    await bob.until_version(0)
+    bob_seat = await db(lambda: Seat.objects.get(game_id=table.game_id, position=1).pk)()
+    assert bob_seat in await db(presence.connected)(table.game_id)
+    bob.communicator.future.cancel()  # the task serving the socket ends abruptly
+    with pytest.raises(asyncio.CancelledError):
+        await bob.communicator.future
+    for _ in range(200):
+        if bob_seat not in await db(presence.connected)(table.game_id):
+            break
+        await asyncio.sleep(0.05)
+    assert bob_seat not in await db(presence.connected)(table.game_id)
+
+
+# ---------------------------------------------------------------- bots
+
+
+def test_the_writer_plays_a_bot_turn_with_no_screen_connected() -> None:
+    table = started(("Ada",), bots=1, first_player=1)
+    wait_until(lambda: game(table.game_id).version == 1, what="the bot's move")
+    assert game(table.game_id).state["current"] == 0  # type: ignore[index]
+
+
+def test_pending_bot_turns_resume_after_a_restart(settings: Settings) -> None:
+    settings.SPLENDOR_BOT_DELAY = 60  # the scheduled move would come far too late
+    table = started(("Ada",), bots=1, first_player=1)
+    services.cancel_bot_turns()  # the server stopped before the bot moved
+    assert services.pending_bot_turns() == [(table.game_id, 0)]
+    settings.SPLENDOR_BOT_DELAY = 0.01
+    assert services.resume_bot_turns() == 1
+    wait_until(lambda: game(table.game_id).version == 1, what="the resumed move")
+    assert services.pending_bot_turns() == []
+
+
+def test_one_process_claims_a_bot_turn() -> None:
+    table = started(("Ada", "Bob"))
+    gid = table.game_id
+    assert services.claim_bot_turn(gid, 0)
+    assert not services.claim_bot_turn(gid, 0), "a second process claimed the same turn"
+    assert not services.claim_bot_turn(gid, 5), "a turn of another version"
+    stale = timezone.now() - services.CLAIM_TIMEOUT - timedelta(seconds=1)
+    Game.objects.filter(pk=gid).update(bot_claimed_at=stale)
+    assert services.claim_bot_turn(gid, 0), "a dead process's claim is taken over"
+
+
+def test_a_bot_thinks_outside_the_lock_and_a_stale_choice_is_dropped() -> None:
+    table = started(("Ada",), bots=1, first_player=0)
+    services.play(table.game_id, table.player(0).key, "take:wug", 0)
+    services.cancel_bot_turns()
+    before = fingerprint(table.game_id)
+    # A move chosen on version 1 arrives after the game moved on: nothing happens.
+    assert services.play_bot_turn(table.game_id, 0) is False
+    assert fingerprint(table.game_id) == before
+
+
+# ---------------------------------------------------------------- the socket itself
+
+
+async def test_a_ping_is_answered_with_a_tiny_frame(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    ada = await screens.phone(table, 0)
+    await ada.until_version(0)
+    await ada.send({"ping": True})
+    assert await ada.receive() == PONG
+
+
+HOSTILE = [
+    '{"action": "take:wug", "version": ' + "9" * 4301 + "}",
+    "[" * 2000 + "]" * 2000,
+    '{"a":' * 3000 + "1" + "}" * 3000,
+    '{"action": "take:wug", "version": 1e400}',
+    '{"action": null, "version": -1}',
+    '{"sync": "yes"}',
+    "\udcff",
+]
+
+
+async def test_no_frame_crashes_the_socket(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    await ada.until_version(0)
+    await tv.until(lambda view: "away" not in player_panel(view, 0))
+    before = await db(fingerprint)(table.game_id)
+    for text in HOSTILE:
+        await ada.send_text(text)
+        assert oob_ids(await ada.receive()) == ["flash"], text[:40]
+    await ada.send_bytes(b"\x00\xff" * 100)
+    assert oob_ids(await ada.receive()) == ["flash"]
+    quiet = {"ada": await ada.barrier(), "tv": await tv.barrier()}
+    assert quiet == {"ada": [], "tv": []}, "both still connected, answering, and nothing else"
+    assert await db(fingerprint)(table.game_id) == before
+    await ada.send({"action": "take:wug", "version": 0})
+    assert version_of(await tv.until_version(1)) == 1
+
+
+async def test_a_flood_is_refused_politely(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    ada = await screens.phone(table, 0)
+    await ada.until_version(0)
+    for _ in range(100):
+        await ada.send({"ping": True})
+    flash = await ada.until(lambda view: "Too many messages" in view)
+    assert 'id="flash"' in flash
