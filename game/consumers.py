@@ -176,11 +176,12 @@ class GameConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ from the screen
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        try:
-            await self.answer(inbound.read_message(text_data, bytes_data))
-        except Exception:  # never let one message close the socket with 1011
-            log.exception("Message from %s failed", self.channel_name)
-            await self.send_flash(_("Something went wrong; please try again."))
+        with translation.override(self.language):  # every answer in the screen's language
+            try:
+                await self.answer(inbound.read_message(text_data, bytes_data))
+            except Exception:  # never let one message close the socket with 1011
+                log.exception("Message from %s failed", self.channel_name)
+                await self.send_flash(_("Something went wrong; please try again."))
 
     async def answer(self, message: inbound.Inbound) -> None:
         if not self.limit.allow(time.monotonic()):
