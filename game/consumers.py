@@ -100,7 +100,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     language: str = "en"
     holder: str = ""
     group: str = ""
-    # What this screen shows now, to re-render on presence changes and diff against.
+    # What a table screen shows now, to re-render it when presence changes.
     room: Room | None = None
     view: GameView | None = None
     here: frozenset[int] = frozenset()
@@ -176,11 +176,12 @@ class GameConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ from the screen
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        try:
-            await self.answer(inbound.read_message(text_data, bytes_data))
-        except Exception:  # never let one message close the socket with 1011
-            log.exception("Message from %s failed", self.channel_name)
-            await self.send_flash(_("Something went wrong; please try again."))
+        with translation.override(self.language):  # every answer in the screen's language
+            try:
+                await self.answer(inbound.read_message(text_data, bytes_data))
+            except Exception:  # never let one message close the socket with 1011
+                log.exception("Message from %s failed", self.channel_name)
+                await self.send_flash(_("Something went wrong; please try again."))
 
     async def answer(self, message: inbound.Inbound) -> None:
         if not self.limit.allow(time.monotonic()):
@@ -239,12 +240,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_table()
 
     async def seat_changed(self, event: dict[str, Any]) -> None:
+        room = decode_room(event["room"])
         if event["holder"] != self.holder:
-            await self.send_gone(decode_room(event["room"]).code)
+            await self.send_gone(room.code)
             return
-        self.room = decode_room(event["room"])
-        self.view = decode_view(event["view"]) if event["view"] else None
-        await self.send_phone(event["position"])
+        # A phone keeps nothing but its region hashes: the next event brings all it needs.
+        view = decode_view(event["view"]) if event["view"] else None
+        await self.send_phone(room, view, event["position"])
 
     # ------------------------------------------------------------ to the screen
 
@@ -265,8 +267,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if holder != self.holder:
             await self.send_gone(room.code)
             return
-        self.room, self.view = room, view
-        await self.send_phone(position)
+        await self.send_phone(room, view, position)
 
     async def send_table(self) -> None:
         assert self.room is not None
@@ -282,10 +283,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             )
             await self.send_quietly(self.shown.frame(screen))
 
-    async def send_phone(self, position: int) -> None:
-        assert self.room is not None
+    async def send_phone(self, room: Room, view: GameView | None, position: int) -> None:
         with translation.override(self.language):
-            await self.send_quietly(self.shown.frame(phone_screen(self.room, self.view, position)))
+            await self.send_quietly(self.shown.frame(phone_screen(room, view, position)))
 
     async def send_gone(self, code: str) -> None:
         if self.gone:

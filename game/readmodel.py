@@ -134,7 +134,9 @@ def encode_room(room: Room) -> str:
     return json.dumps(dataclasses.asdict(room), separators=(",", ":"))
 
 
+@lru_cache(maxsize=256)
 def decode_room(text: str) -> Room:
+    """Read a room; every screen of a game in this process shares the one object."""
     data = json.loads(text)
     data["seats"] = tuple(SeatInfo(**s) for s in data["seats"])
     return Room(**data)

@@ -15,6 +15,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -135,9 +136,12 @@ class Shown:
         shown = self.qr_codes
         if force or layout != self.layout:
             self.layout = layout
-            self.hashes = {rid: hash(html) for rid, html in screen.regions.items()}
-            self.sheets = {sid: hash(html) for sid, html in screen.sheets.items()}
-            self.qr_by_region = {rid: preserved_ids(h) for rid, h in screen.regions.items()}
+            # Interned ids: thousands of sockets share one string per region id.
+            self.hashes = {intern(rid): hash(html) for rid, html in screen.regions.items()}
+            self.sheets = {intern(sid): hash(html) for sid, html in screen.sheets.items()}
+            self.qr_by_region = {}
+            for rid, html in screen.regions.items():
+                self._note_qr_codes(rid, html)
             return _fill(screen.full(), screen.qr, shown)
         parts = [self._region(rid, html) for rid, html in screen.regions.items()]
         parts += [self._sheet(sid, html) for sid, html in screen.sheets.items()]
@@ -153,13 +157,20 @@ class Shown:
         if self.hashes.get(rid) == digest:
             return ""
         self.hashes[rid] = digest
-        self.qr_by_region[rid] = preserved_ids(html)
+        self._note_qr_codes(rid, html)
         return oob(html, rid)
+
+    def _note_qr_codes(self, rid: str, html: str) -> None:
+        codes = preserved_ids(html)
+        if codes:
+            self.qr_by_region[rid] = codes
+        else:
+            self.qr_by_region.pop(rid, None)
 
     def _sheet(self, sid: str, html: str) -> str:
         digest = hash(html)
         known = self.sheets.get(sid)
-        self.sheets[sid] = digest
+        self.sheets[intern(sid)] = digest
         if known is None:  # a card new to this screen: add its sheet
             return f'<div hx-swap-oob="beforeend:#sheets">{html}</div>'
         return "" if known == digest else oob(html, sid)

@@ -98,8 +98,10 @@ def test_a_phone_whose_network_went_away_says_so_and_catches_up(
     # The network goes: no close event arrives, only the heartbeat's silence tells.
     waiting.context.set_offline(True)
     started = time.monotonic()
-    expect(connection).to_be_visible(timeout=6000)
-    assert time.monotonic() - started < 5.5, "the lost connection was noticed too late"
+    expect(connection).to_be_visible(timeout=8000)
+    # Within 5 s by design (4 s of silence, checked twice a second); a busy CI machine
+    # may delay timers a little.
+    assert time.monotonic() - started < 6, "the lost connection was noticed too late"
     playing.take(playing.state()["takes"][0])
     tv.wait_version(version)
 

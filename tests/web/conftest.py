@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from pytest_django.fixtures import Settings
 
 from game import rendering, services
@@ -17,6 +18,23 @@ def _flush_channel_layer() -> None:
     layer = get_channel_layer()
     if layer is not None and hasattr(layer, "flush"):
         async_to_sync(layer.flush)()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Test on an SQLite file, as the server runs, not on shared-cache memory.
+
+    Bot turns run in their own threads; on a shared-cache in-memory database a
+    reader and a writer collide at once ("database table is locked"), while a
+    file in WAL mode lets readers read and makes writers wait (the busy timeout).
+    """
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3"):
+        database.setdefault("TEST", {})["NAME"] = str(
+            tmp_path_factory.mktemp("db") / "test.sqlite3"
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -286,3 +286,16 @@ async def test_a_flood_is_refused_politely(screens: Screens) -> None:
         await ada.send({"ping": True})
     flash = await ada.until(lambda view: "Too many messages" in view)
     assert 'id="flash"' in flash
+
+
+async def test_a_refused_frame_is_answered_in_the_screens_language(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    connected, _detail, phone = await screens.try_open(
+        table.code, "seat", table.player(0).session, cookies="django_language=de"
+    )
+    assert connected
+    await phone.until_version(0)
+    await phone.send_text("not json")
+    flash = await phone.receive()
+    assert oob_ids(flash) == ["flash"]
+    assert "Diese Aktion konnte nicht gelesen werden." in flash
