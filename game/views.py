@@ -23,7 +23,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from game import forms, rendering, services
 from game.models import Game, new_player_key
@@ -67,7 +67,7 @@ def _host_url(game: Game) -> str:
     return reverse("host", args=[game.code])
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     """Start a new game or reopen one this screen is hosting."""
     key = known_key(request)
@@ -87,7 +87,7 @@ def create(request: HttpRequest) -> HttpResponse:
     return redirect(_host_url(game))
 
 
-@require_GET
+@require_safe
 def find(request: HttpRequest) -> HttpResponse:
     """Go to a game by its typed room code."""
     form = forms.FindForm(request.GET)
@@ -102,7 +102,7 @@ def find(request: HttpRequest) -> HttpResponse:
     return redirect("join", code=code)
 
 
-@require_GET
+@require_safe
 def host(request: HttpRequest, code: str) -> HttpResponse:
     """The TV: the lobby with its QR code, then the table, then the end screen."""
     game = _game(code)
@@ -239,7 +239,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
     return render(request, "join.html", context, status=400 if error else 200)
 
 
-@require_GET
+@require_safe
 def play(request: HttpRequest, code: str) -> HttpResponse:
     """A phone: the player's own hand, live over the websocket."""
     game = _game(code)
