@@ -106,7 +106,7 @@ def find(request: HttpRequest) -> HttpResponse:
 def host(request: HttpRequest, code: str) -> HttpResponse:
     """The TV: the lobby with its QR code, then the table, then the end screen."""
     game = _game(code)
-    if game.next_game_id and game.host_key == request.session.get("player_key"):
+    if game.next_game_id and game.host_key == known_key(request):
         return redirect(_host_url(game.next_game))  # type: ignore[arg-type]
     snap = rendering.load_snapshot(game.id)
     is_host = bool(game.host_key) and game.host_key == known_key(request)
@@ -261,31 +261,43 @@ def play(request: HttpRequest, code: str) -> HttpResponse:
 # DEBUG says. A 400 for a foreign Host header must not call request.get_host().
 
 
-def _error_page(template: str, status: int, context: dict[str, str] | None = None) -> HttpResponse:
-    return HttpResponse(render_to_string(template, context or {}), status=status)
+def _error_page(
+    template: str, status: int, request: HttpRequest | None = None, **context: str
+) -> HttpResponse:
+    """Render an error page; from a game's page, offer the way back to that game."""
+    if request is not None:
+        context.setdefault("back", _game_page(request.path))
+    return HttpResponse(render_to_string(template, context), status=status)
+
+
+def _game_page(path: str) -> str:
+    """The game page a failed request came from ("/play/ABCDEF/"), or "" (no database use)."""
+    parts = path.split("/")
+    if len(parts) > 3 and parts[1] in {"play", "join", "host"} and forms.read_code(parts[2]):
+        return f"/{parts[1]}/{forms.read_code(parts[2])}/"
+    return ""
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _error_page("400.html", 400)
+    return _error_page("400.html", 400, request)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _error_page("403.html", 403)
+    return _error_page("403.html", 403, request)
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     # Only our own messages ("There is no game with this code."), never a resolver's.
     args = exception.args if type(exception) is Http404 else ()
     message = args[0] if args and isinstance(args[0], str) else ""
-    return _error_page("404.html", 404, {"message": message})
+    return _error_page("404.html", 404, message=message)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    return _error_page("500.html", 500)
+    return _error_page("500.html", 500, request)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponseBase:
     """A form sent without a valid CSRF token: usually a page left open too long."""
     # Offer the same address again (as GET) when it is one of ours, e.g. the join form.
-    retry = request.path if request.path.startswith(("/join/", "/host/")) else ""
-    return _error_page("403_csrf.html", 403, {"retry": retry})
+    return _error_page("403_csrf.html", 403, retry=_game_page(request.path))

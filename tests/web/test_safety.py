@@ -286,6 +286,7 @@ def test_a_view_that_fails_shows_our_500_page(
     response = client.post(f"/join/{table.code}/", {"name": "Ada"})
     assert response.status_code == 500
     assert secrets_in(response) == [] and b"boom" not in response.content
+    assert f'href="/join/{table.code}/"'.encode() in response.content  # back to the game
 
 
 def test_static_files_are_served_with_debug_off() -> None:
