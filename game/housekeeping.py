@@ -7,11 +7,11 @@ thread every settings.SPLENDOR_CLEANUP_EVERY seconds (started with the ASGI app)
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from dataclasses import dataclass
 from datetime import timedelta
 from importlib import import_module
+from threading import Lock, Thread
+from time import sleep
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -24,8 +24,8 @@ log = logging.getLogger(__name__)
 # Never more often than this, whatever the setting says.
 MIN_INTERVAL = 60.0
 
-_started = threading.Lock()
-_thread: threading.Thread | None = None
+_started = Lock()
+_thread: Thread | None = None
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def cleanup(ages: Ages | None = None) -> Removed:
 
 def _run_forever(interval: float) -> None:
     while True:
-        time.sleep(interval)
+        sleep(interval)
         try:
             removed = cleanup()
             if removed.finished or removed.unfinished or removed.lobbies:
@@ -99,7 +99,7 @@ def start_in_background() -> bool:
         return False
     with _started:
         if _thread is None:
-            _thread = threading.Thread(
+            _thread = Thread(
                 target=_run_forever,
                 args=(max(every, MIN_INTERVAL),),
                 name="splendor-cleanup",

@@ -23,7 +23,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from game import archive_views, forms, rendering, services
 from game.models import Game, new_player_key
@@ -67,7 +67,7 @@ def _host_url(game: Game) -> str:
     return reverse("host", args=[game.code])
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     """Start a new game or reopen one this screen is hosting."""
     key = known_key(request)
@@ -88,7 +88,7 @@ def create(request: HttpRequest) -> HttpResponse:
     return redirect(_host_url(game))
 
 
-@require_GET
+@require_safe
 def find(request: HttpRequest) -> HttpResponse:
     """Go to a game by its typed room code."""
     form = forms.FindForm(request.GET)
@@ -103,11 +103,11 @@ def find(request: HttpRequest) -> HttpResponse:
     return redirect("join", code=code)
 
 
-@require_GET
+@require_safe
 def host(request: HttpRequest, code: str) -> HttpResponse:
     """The TV: the lobby with its QR code, then the table, then the end screen."""
     game = _game(code)
-    if game.next_game_id and game.host_key == request.session.get("player_key"):
+    if game.next_game_id and game.host_key == known_key(request):
         return redirect(_host_url(game.next_game))  # type: ignore[arg-type]
     snap = rendering.load_snapshot(game.id)
     is_host = bool(game.host_key) and game.host_key == known_key(request)
@@ -258,7 +258,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
     return render(request, "join.html", context, status=400 if error else 200)
 
 
-@require_GET
+@require_safe
 def play(request: HttpRequest, code: str) -> HttpResponse:
     """A phone: the player's own hand, live over the websocket."""
     game = _game(code)
@@ -282,31 +282,43 @@ def play(request: HttpRequest, code: str) -> HttpResponse:
 # DEBUG says. A 400 for a foreign Host header must not call request.get_host().
 
 
-def _error_page(template: str, status: int, context: dict[str, str] | None = None) -> HttpResponse:
-    return HttpResponse(render_to_string(template, context or {}), status=status)
+def _error_page(
+    template: str, status: int, request: HttpRequest | None = None, **context: str
+) -> HttpResponse:
+    """Render an error page; from a game's page, offer the way back to that game."""
+    if request is not None:
+        context.setdefault("back", _game_page(request.path))
+    return HttpResponse(render_to_string(template, context), status=status)
+
+
+def _game_page(path: str) -> str:
+    """The game page a failed request came from ("/play/ABCDEF/"), or "" (no database use)."""
+    parts = path.split("/")
+    if len(parts) > 3 and parts[1] in {"play", "join", "host"} and forms.read_code(parts[2]):
+        return f"/{parts[1]}/{forms.read_code(parts[2])}/"
+    return ""
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _error_page("400.html", 400)
+    return _error_page("400.html", 400, request)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _error_page("403.html", 403)
+    return _error_page("403.html", 403, request)
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     # Only our own messages ("There is no game with this code."), never a resolver's.
     args = exception.args if type(exception) is Http404 else ()
     message = args[0] if args and isinstance(args[0], str) else ""
-    return _error_page("404.html", 404, {"message": message})
+    return _error_page("404.html", 404, message=message)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    return _error_page("500.html", 500)
+    return _error_page("500.html", 500, request)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponseBase:
     """A form sent without a valid CSRF token: usually a page left open too long."""
     # Offer the same address again (as GET) when it is one of ours, e.g. the join form.
-    retry = request.path if request.path.startswith(("/join/", "/host/")) else ""
-    return _error_page("403_csrf.html", 403, {"retry": retry})
+    return _error_page("403_csrf.html", 403, retry=_game_page(request.path))

@@ -98,7 +98,7 @@ def test_the_server_cleans_up_by_itself_only_when_asked(
         def start(self) -> None:
             pass
 
-    monkeypatch.setattr(housekeeping.threading, "Thread", FakeThread)
+    monkeypatch.setattr(housekeeping, "Thread", FakeThread)
     monkeypatch.setattr(housekeeping, "_thread", None)
     assert settings.SPLENDOR_CLEANUP_EVERY == 0  # never under pytest by default
     assert housekeeping.start_in_background() is False
@@ -123,7 +123,7 @@ def test_one_background_run_survives_a_failure(monkeypatch: pytest.MonkeyPatch) 
         calls.append(f"sleep {seconds}")
 
     monkeypatch.setattr(housekeeping, "cleanup", failing_cleanup)
-    monkeypatch.setattr(housekeeping.time, "sleep", stop_after_two)
+    monkeypatch.setattr(housekeeping, "sleep", stop_after_two)
     with pytest.raises(SystemExit):
         housekeeping._run_forever(3600)
     assert calls == ["sleep 3600", "cleanup"]

@@ -9,7 +9,7 @@ from pytest_django.fixtures import Settings
 
 from game import presence, services
 from game.models import Seat, new_player_key
-from tests.web.helpers import Table, started
+from tests.web.helpers import Screens, Table, db, started
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +119,24 @@ def test_unreadable_codes_are_refused_without_error(typed: str) -> None:
     table = started()
     response = Client().post(f"/join/{table.code}/", {"rejoin_code": typed})
     assert response.status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_over_websockets_a_code_waits_until_the_phone_is_away(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    old_phone = await screens.phone(table, 1, label="Bob's phone")
+    code = await db(lambda: seat(table, 1).rejoin_code)()
+    thief = new_player_key()
+    with pytest.raises(services.Refused, match="still connected"):
+        await db(services.rejoin)(table.game_id, thief, code)
+    # Bob's phone sleeps (its socket closes): now the code works, once.
+    await old_phone.close()
+    new_key = new_player_key()
+    await db(services.rejoin)(table.game_id, new_key, code)
+    assert await db(lambda: seat(table, 1).player_key)() == new_key
+    assert await db(lambda: seat(table, 1).rejoin_code)() != code
+    # The old phone wakes up: it holds no seat any more.
+    connected, _detail, _screen = await screens.try_open(
+        table.code, "seat", table.player(1).session, label="Bob's old phone"
+    )
+    assert not connected

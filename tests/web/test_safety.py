@@ -14,6 +14,7 @@ from urllib.parse import quote
 import pytest
 from django.conf import settings
 from django.test import Client, RequestFactory
+from django.utils import translation
 from pytest_django.fixtures import Settings
 
 from game import names, services, views
@@ -268,7 +269,8 @@ def test_error_pages_are_translated(table: Table, language: str) -> None:
 
 def test_the_500_page_is_our_own_and_says_nothing_internal() -> None:
     request = RequestFactory().get("/")
-    response = views.server_error(request)
+    with translation.override("en"):
+        response = views.server_error(request)
     assert response.status_code == 500 and secrets_in(response) == []
     assert b"Something went wrong" in response.content and b'href="/"' in response.content
 
@@ -284,6 +286,7 @@ def test_a_view_that_fails_shows_our_500_page(
     response = client.post(f"/join/{table.code}/", {"name": "Ada"})
     assert response.status_code == 500
     assert secrets_in(response) == [] and b"boom" not in response.content
+    assert f'href="/join/{table.code}/"'.encode() in response.content  # back to the game
 
 
 def test_static_files_are_served_with_debug_off() -> None:
@@ -325,3 +328,10 @@ def test_debug_is_off_unless_asked() -> None:
     code = "from django.conf import settings; print(settings.DEBUG)"
     assert run_python(code, {"SPLENDOR_DEBUG": ""}).strip() == "False"
     assert run_python(code, {"SPLENDOR_DEBUG": "1"}).strip() == "True"
+
+
+def test_head_requests_are_answered_like_get(table: Table) -> None:
+    client = Client()
+    for method, path in every_page(table.code):
+        if method == "get":
+            assert check(client.head(path)).status_code in (200, 302), path
