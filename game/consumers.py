@@ -185,7 +185,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def answer(self, message: inbound.Inbound) -> None:
         if not self.limit.allow(time.monotonic()):
-            await self.send_flash(_("Too many messages at once: slow down a little."))
+            await self.send_flash(inbound.too_fast().problem)
             return
         if message.kind == "ping":
             await self.heartbeat()
