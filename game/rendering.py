@@ -34,6 +34,7 @@ from game.engine.projection import (
     noble_view,
     view_for,
 )
+from game.history import log_context
 from game.models import Game
 from game.network import join_host
 from game.services import STAND_IN, load_state
@@ -242,7 +243,8 @@ def _outcome(view: GameView, snap: Snapshot) -> dict[str, Any] | None:
 
 
 def _common(view: GameView, snap: Snapshot) -> dict[str, Any]:
-    return {
+    names = [seat.name for seat in snap.seats]
+    return log_context(snap.room.id, snap.room.version, names) | {
         "snap": snap.room,
         "view": view,
         "players": _players(view, snap),
