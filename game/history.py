@@ -10,6 +10,7 @@ done once per game version, then shared by every screen.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -56,11 +57,24 @@ class History:
         return self.turns[-1] if self.turns else None
 
 
-def _market_slot(state: GameState, card_id: int) -> tuple[int, int] | None:
-    for level, row in enumerate(state.market, start=1):
-        if card_id in row:
-            return level, row.index(card_id)
-    return None
+@dataclass(frozen=True, slots=True)
+class _Before:
+    """What the state forgets once a move is applied, kept without copying it."""
+
+    seat: int
+    gold: int
+    market: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def of(cls, state: GameState) -> _Before:
+        player = state.players[state.current]
+        return cls(state.current, player.tokens[GOLD], tuple(tuple(r) for r in state.market))
+
+    def slot(self, card_id: int) -> tuple[int, int] | None:
+        for level, row in enumerate(self.market, start=1):
+            if card_id in row:
+                return level, row.index(card_id)
+        return None
 
 
 def _refilled(state: GameState, slot: tuple[int, int] | None) -> tuple[int, int] | None:
@@ -76,24 +90,23 @@ def _take_kind(action: Action) -> str:
     return TAKE_THREE if len(action.gems) == 3 else TAKE_FEWER
 
 
-def _event(before: GameState, action: Action, after: GameState) -> Event:
-    """Describe `action`, applied to `before` (a copy) and giving `after`."""
+def _event(before: _Before, action: Action, after: GameState) -> Event:
+    """Describe `action`, applied to the state `before` and giving `after`."""
     gems = tuple(NAMES[c] for c in action.gems)
     if action.kind == TAKE:
         return Event(_take_kind(action), gems=gems)
     if action.kind == RETURN:
         return Event(RETURN, gems=gems)
     if action.kind == RESERVE:
-        seat = before.current
-        gold = after.players[seat].tokens[GOLD] > before.players[seat].tokens[GOLD]
+        gold = after.players[before.seat].tokens[GOLD] > before.gold
         if not action.card:
             return Event(RESERVE, level=action.level, gold=gold)
-        slot = _market_slot(before, action.card)
-        return Event(RESERVE, card=card_view(action.card), gold=gold, refill=_refilled(after, slot))
+        refill = _refilled(after, before.slot(action.card))
+        return Event(RESERVE, card=card_view(action.card), gold=gold, refill=refill)
     if action.kind == BUY:
         paid = tuple(ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n)
-        slot = _market_slot(before, action.card)
-        return Event(BUY, card=card_view(action.card), paid=paid, refill=_refilled(after, slot))
+        refill = _refilled(after, before.slot(action.card))
+        return Event(BUY, card=card_view(action.card), paid=paid, refill=refill)
     if action.kind == NOBLE:
         return Event(NOBLE, noble=noble_view(action.noble))
     return Event(PASS)
@@ -108,6 +121,31 @@ def _automatic_visits(state: GameState) -> list[Event]:
     ]
 
 
+@dataclass
+class _Replay:
+    """A game replayed so far: continued when new moves come, never started again."""
+
+    state: GameState
+    moves: int = 0
+    turns: list[Turn] = field(default_factory=list)
+    pending: list[Event] = field(default_factory=list)
+
+    def play(self, moves: list[str] | tuple[str, ...]) -> History:
+        for text in moves:
+            action = parse_action(text)
+            before = _Before.of(self.state)
+            turn = self.state.turn
+            apply_action(self.state, action)
+            self.moves += 1
+            self.pending.append(_event(before, action, self.state))
+            if self.state.turn != turn:
+                if not any(e.kind == NOBLE for e in self.pending):  # automatic: no move
+                    self.pending.extend(_automatic_visits(self.state))
+                self.turns.append(Turn(len(self.turns) + 1, before.seat, tuple(self.pending)))
+                self.pending = []
+        return History(tuple(self.turns), tuple(self.pending))
+
+
 def replay_history(
     players: int,
     seed: int,
@@ -117,50 +155,54 @@ def replay_history(
     no_gold_small: bool = False,
 ) -> History:
     """Replay the recorded moves, collecting every finished turn's events."""
-    state = new_game(players, seed, first_player, no_gold_small)
-    turns: list[Turn] = []
-    pending: list[Event] = []
-    for text in moves:
-        action = parse_action(text)
-        before = GameState.from_dict(state.to_dict())
-        seat, turn = state.current, state.turn
-        apply_action(state, action)
-        pending.append(_event(before, action, state))
-        if state.turn != turn:
-            if not any(e.kind == NOBLE for e in pending):  # an automatic visit is no move
-                pending.extend(_automatic_visits(state))
-            turns.append(Turn(len(turns) + 1, seat, tuple(pending)))
-            pending = []
-    return History(tuple(turns), tuple(pending))
+    return play_through(new_game(players, seed, first_player, no_gold_small), moves)
+
+
+def play_through(state: GameState, moves: list[str] | tuple[str, ...]) -> History:
+    """Apply the moves to `state` (changed in place), collecting each finished turn."""
+    return _Replay(state).play(moves)
 
 
 # ---------------------------------------------------------------- from the database
 
 _CACHE_SIZE = 64
-_cache: OrderedDict[tuple[int, int], History] = OrderedDict()
+# game id -> (version, seed, the replay so far, its history at that version)
+_cache: OrderedDict[int, tuple[int, int, _Replay, History]] = OrderedDict()
+_lock = threading.Lock()  # a replay is continued in place: one thread at a time
 
 
 def for_game(game_id: int, version: int) -> History:
-    """Return the history of a game at `version`, replayed once and then reused."""
-    key = (game_id, version)
-    found = _cache.get(key)
-    if found is not None:
-        _cache.move_to_end(key)
-        return found
-    from game.models import Game  # the replay above stays usable without Django
+    """Return the history of a game at `version`.
+
+    Each change replays only the moves made since the last call (a game's moves
+    are only ever appended), so a whole game costs one replay, not one per turn.
+    """
+    with _lock:
+        return _for_game(game_id, version)
+
+
+def _for_game(game_id: int, version: int) -> History:
+    found = _cache.get(game_id)
+    if found is not None and found[0] == version:
+        _cache.move_to_end(game_id)
+        return found[3]
+    from game.models import Game, Move  # the replay above stays usable without Django
 
     game = Game.objects.get(pk=game_id)
-    moves = list(game.moves.order_by("index").values_list("notation", flat=True))
-    if game.state is None or not game.state:
+    if not game.state:
         return History()
-    history = replay_history(
-        game.seats.count(),
-        game.seed,
-        moves,
-        first_player=game.first_player,
-        no_gold_small=game.house_no_gold_small,
+    replay = found[2] if found is not None and found[1] == game.seed else None
+    if replay is None or replay.moves > game.state.get("moves", 0):
+        start = new_game(game.seats.count(), game.seed, game.first_player, game.house_no_gold_small)
+        replay = _Replay(start)
+    new_moves = list(
+        Move.objects.filter(game_id=game_id, index__gte=replay.moves)
+        .order_by("index")
+        .values_list("notation", flat=True)
     )
-    _cache[key] = history
+    history = replay.play(new_moves)
+    _cache[game_id] = (version, game.seed, replay, history)
+    _cache.move_to_end(game_id)
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
     return history

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from game import views
+from game import help_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,4 +16,6 @@ urlpatterns = [
     path("host/<str:code>/stand-in/", views.stand_in, name="stand_in"),
     path("join/<str:code>/", views.join, name="join"),
     path("play/<str:code>/", views.play, name="play"),
+    path("play/<str:code>/log/", help_views.game_log, name="game_log"),
+    path("how-to-play/", help_views.how_to_play, name="how_to_play"),
 ]

@@ -145,9 +145,30 @@
       return;
     }
     if (t.id === "mute") toggleMute();
+    else if (t.hasAttribute("data-log-url")) openLog(t);
     else if (t.hasAttribute("data-end-close")) setEnd(true);
     else if (t.hasAttribute("data-end-open")) setEnd(false);
   });
+
+  // ---- the game log: fetched when asked for, so updates stay small
+  function openLog(button) {
+    var sheet = document.getElementById("sheet");
+    if (!sheet) return;
+    fetch(button.getAttribute("data-log-url"), { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) {
+        var body = sheet.querySelector(".sheet-body");
+        body.innerHTML = html;
+        var close = document.createElement("button");
+        close.type = "button";
+        close.setAttribute("data-close", "");
+        close.textContent = button.getAttribute("data-close-label") || "\u00d7";
+        body.appendChild(close);
+        sheet.hidden = false;
+        close.focus();
+      })
+      .catch(function () { /* offline: the banner already says so */ });
+  }
 
   // A disabled button gets no taps (pointer-events: none in the CSS), so the
   // tap lands on what is under it: find the button there and say why.
