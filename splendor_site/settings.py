@@ -54,7 +54,8 @@ DEBUG = _env_flag("SPLENDOR_DEBUG", "1")
 ALLOWED_HOSTS = LiveHosts()
 
 INSTALLED_APPS = [
-    "daphne",  # first: makes runserver serve ASGI (HTTP and websockets)
+    "game",  # first: its runserver (Daphne's, plus where the TV and phones go) wins
+    "daphne",  # before staticfiles: makes runserver serve ASGI (HTTP and websockets)
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
@@ -62,7 +63,6 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "template_partials",
-    "game",
 ]
 
 MIDDLEWARE = [
