@@ -64,6 +64,11 @@
     button.setAttribute("aria-pressed", muted() ? "true" : "false");
   }
   function toggleMute() {
+    var ctx = context();
+    if (!muted() && ctx && ctx.state !== "running") {  // "Tap for sound": just allow it
+      ctx.resume().then(function () { refreshMute(); tones(SOUNDS.action); }, refreshMute);
+      return;
+    }
     try { localStorage.setItem(MUTE_KEY, muted() ? "0" : "1"); } catch (err) { /* private mode */ }
     unlock();
     refreshMute();
