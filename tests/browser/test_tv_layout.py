@@ -68,6 +68,7 @@ WORST_TABLE_JS = """
 () => {
   const card = document.querySelector(".market .card[data-card]");
   const noble = document.querySelector(".board .noble");
+  const qr = document.querySelector(".corner-join .small-qr svg");
   document.querySelectorAll(".table .player").forEach((panel) => {
     let row = panel.querySelector(".reserved");
     if (!row) {
@@ -77,14 +78,26 @@ WORST_TABLE_JS = """
     }
     row.replaceChildren(card.cloneNode(true), card.cloneNode(true), card.cloneNode(true),
       noble.cloneNode(true), noble.cloneNode(true), noble.cloneNode(true));
+    // A seat whose phone is away: its rejoin code, QR and "Let a bot play" on the host TV.
+    const header = panel.querySelector("header");
+    if (!header.querySelector(".rejoin")) {
+      const away = document.createElement("span");
+      away.innerHTML = '<span class="tag away">away</span><span class="rejoin">rejoin code '
+        + '<strong>ABCDEF</strong></span><span class="qr rejoin-qr"></span>'
+        + '<form class="inline stand-in"><button type="button" class="small">Let a bot play'
+        + '</button></form>';
+      away.querySelector(".rejoin-qr").append(qr.cloneNode(true));
+      header.querySelector(".score").before(...away.childNodes);
+    }
   });
-  const board = document.querySelector(".table .board");
-  if (!board.querySelector(".final-round")) {
+  const turn = document.querySelector(".table .turn-line");
+  if (!document.querySelector(".table .final-round")) {
     const banner = document.createElement("div");
     banner.className = "banner final-round";
-    banner.textContent = "Final round! Someone has 15 points: the round is finished "
-      + "so everyone has had the same number of turns.";
-    board.prepend(banner);
+    // The longest of the three languages' banners.
+    banner.textContent = "Letzte Runde! Jemand hat 15 Punkte: Die Runde wird zu Ende "
+      + "gespielt, damit alle gleich oft am Zug waren.";
+    turn.after(banner);
   }
 }
 """
