@@ -71,9 +71,17 @@ def _smallest(phone: Phone, where: str, root: str = "#live *") -> None:
     assert smallest["min"] >= MIN_PHONE_FONT - 0.01, f"{where}: text under 14 px: {smallest}"
 
 
-def test_a_390_phone_takes_and_buys_without_scrolling(recorder: Recorder, tv: Table) -> None:
-    _url, (phone,) = start_game(recorder, tv, ("Aino Aaltonen-Virtanen",), bots=1)
+@pytest.mark.parametrize("language", ["en", "de"])  # German: the longest texts
+def test_a_390_phone_takes_and_buys_without_scrolling(
+    recorder: Recorder, tv: Table, language: str
+) -> None:
+    url = tv.new_game(recorder.server)
+    phone = recorder.phone("Aino")
+    phone.context.set_extra_http_headers({"Accept-Language": language})
     phone.page.set_viewport_size(PHONE_390)
+    phone.join(url, "Aino Aaltonen-Virtanen")
+    tv.add_bot()
+    tv.start()
     done: Counter[str] = Counter()
     for turn in range(40):
         phone.wait_turn()
@@ -84,13 +92,13 @@ def test_a_390_phone_takes_and_buys_without_scrolling(recorder: Recorder, tv: Ta
         if state["phase"] == "main" and not state["canPass"]:
             _on_screen(phone, f"turn {turn + 1}")
             if turn == 0:
-                phone.shot("phone-390-my-turn")
+                phone.shot(f"phone-390-{language}-my-turn")
         kind = phone.play_turn(buy=True)
         done[kind] += 1
         scrolled = phone.page.evaluate("window.scrollY")
         assert scrolled == 0, f"turn {turn + 1} ({kind}): the page scrolled to {scrolled}"
         if kind == "buy":
-            phone.shot("phone-390-after-buying")
+            phone.shot(f"phone-390-{language}-after-buying")
         if done["take"] and done["buy"]:
             break
     assert done["take"] and done["buy"], f"the phone did not both take and buy: {done}"
