@@ -10,6 +10,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
+from game import services
+from game.engine import GameState, outcome
 from game.history import log_context
 from game.models import Game
 
@@ -30,5 +32,22 @@ def game_log(request: HttpRequest, code: str) -> HttpResponse:
     if game is None:
         raise Http404(_("There is no game with this code."))
     names = list(game.seats.order_by("position").values_list("name", flat=True))
-    context = log_context(game.id, game.version, names) if game.state else {"log": []}
+    if not game.state:
+        return render(request, "parts/game_log.html", {"log": []})
+    context = log_context(game.id, game.version, names)
+    context["outcome"] = _outcome_line(services.load_state(game), names)
     return render(request, "parts/game_log.html", context)
+
+
+def _outcome_line(state: GameState | None, names: list[str]) -> dict[str, object] | None:
+    """What the log's last line says about a finished game."""
+    result = outcome(state) if state is not None else None
+    if result is None:
+        return None
+    best = result.ranking[0]
+    return {
+        "winners": [{"name": names[s]} for s in result.winners],
+        "rows": [{"points": result.points[best]}],
+        "shared": result.shared,
+        "ended_by_passes": result.ended_by_passes,
+    }

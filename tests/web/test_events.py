@@ -215,3 +215,24 @@ def test_a_reserve_says_whether_gold_came_with_it() -> None:
     first, second = (t.events[0] for t in history.turns)
     assert first.gold and first.card is not None and first.refill == (1, 0)
     assert not second.gold and second.card is None and second.level == 2
+
+
+# ---- the log a phone opens
+
+
+@pytest.mark.django_db
+def test_the_log_page_lists_turns_newest_first_and_the_end() -> None:
+    from django.test import Client
+
+    from game.models import Game
+    from tests.web.helpers import play_as, started
+
+    table = started(("Ada", "Bob"))
+    play_as(table, "take:wug")
+    play_as(table, "take:rkw")
+    game = Game.objects.get(pk=table.game_id)
+    html = Client().get(f"/play/{game.code}/log/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    texts = [_text(li) for li in re.findall(r"<li>(.*?)</li>", html, flags=re.S)]
+    assert texts[0].startswith("2.") and "took three different gems" in texts[0], texts
+    assert texts[1].startswith("1.") and "Ada took three different gems" in texts[1], texts
+    assert "Bob" in texts[0], texts
