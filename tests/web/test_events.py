@@ -236,3 +236,29 @@ def test_the_log_page_lists_turns_newest_first_and_the_end() -> None:
     assert texts[0].startswith("2.") and "took three different gems" in texts[0], texts
     assert texts[1].startswith("1.") and "Ada took three different gems" in texts[1], texts
     assert "Bob" in texts[0], texts
+
+
+@pytest.mark.django_db
+def test_the_tv_marks_where_the_last_turn_happened() -> None:
+    from game import rendering
+    from game.models import Game
+    from tests.web.helpers import play_as, started
+
+    table = started(("Ada", "Bob"))
+    state = Game.objects.get(pk=table.game_id).state
+    assert state is not None
+    reserved = state["market"][0][2]  # level 1, third slot
+    play_as(table, f"reserve:{reserved}")
+    snap = rendering.load_snapshot(table.game_id)
+    html = rendering.render_table(snap, is_host=False, url="http://127.0.0.1:8000/join/X/")
+    # The reserved card, marked in Ada's panel; the refilled slot, marked in the market.
+    panel = html[html.index('data-seat="0"') : html.index('data-seat="1"')]
+    assert re.search(
+        rf'data-just="reserve">\s*<div class="card[^"]*" data-card="{reserved}"', panel
+    )
+    refill = re.search(
+        r'data-just="refill">\s*<div class="card[^"]*level-1" data-card="(\d+)"', html
+    )
+    assert refill, "the refilled market slot is not marked"
+    assert snap.state is not None and int(refill.group(1)) == snap.state.market[0][2]
+    assert "Ada reserved" in _text(html)
