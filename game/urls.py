@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from game import archive_views, views
+from game import archive_views, help_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -20,4 +20,6 @@ urlpatterns = [
     path("games/", archive_views.games, name="games"),
     path("games/<str:code>/record.txt", archive_views.export, name="export"),
     path("replay/<str:code>/", archive_views.replay, name="replay"),
+    path("play/<str:code>/log/", help_views.game_log, name="game_log"),
+    path("how-to-play/", help_views.how_to_play, name="how_to_play"),
 ]

@@ -57,7 +57,8 @@ DEBUG = _env_flag("SPLENDOR_DEBUG", "0")
 ALLOWED_HOSTS = LiveHosts()
 
 INSTALLED_APPS = [
-    "daphne",  # first: makes runserver serve ASGI (HTTP and websockets)
+    "game",  # first: its runserver (Daphne's, plus where the TV and phones go) wins
+    "daphne",  # before staticfiles: makes runserver serve ASGI (HTTP and websockets)
     # Before staticfiles: runserver leaves static files to WhiteNoise, with or without DEBUG.
     "whitenoise.runserver_nostatic",
     "django.contrib.admin",  # mounted only with SPLENDOR_ADMIN (splendor_site/urls.py)
@@ -68,7 +69,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",  # {% htmx_script %}: htmx served from the package, no CDN
-    "game",
 ]
 
 MIDDLEWARE = [

@@ -1,7 +1,9 @@
 """Template helpers for gems, so every screen draws them the same way.
 
-Each gem colour has its own shape and letter as well as its colour, so the
-game stays playable for colour-blind players.
+Each gem colour has its own shape and mark as well as its colour, so the
+game stays playable for colour-blind players. The mark is the same in every
+language (a table may mix English, German and Finnish phones); the colour's
+name in the screen's language is in the gem's label.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from django import template
 from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, pgettext_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from game.engine.projection import CardView, NobleView
@@ -28,14 +30,15 @@ COLOUR_LABELS = {
     "black": _("black"),
     "gold": _("gold"),
 }
-# One letter drawn inside each gem; translators pick letters that differ.
-COLOUR_LETTERS = {
-    "white": pgettext_lazy("gem letter for white", "W"),
-    "blue": pgettext_lazy("gem letter for blue", "B"),
-    "green": pgettext_lazy("gem letter for green", "G"),
-    "red": pgettext_lazy("gem letter for red", "R"),
-    "black": pgettext_lazy("gem letter for black", "K"),
-    "gold": pgettext_lazy("gem letter for gold", "$"),
+# One mark drawn inside each gem, never translated: a red gem looks the same
+# on an English TV and a Finnish phone.
+COLOUR_MARKS = {
+    "white": "\u25c7",  # white diamond
+    "blue": "\u2248",  # water
+    "green": "\u2663",  # leaf (club)
+    "red": "\u2665",  # heart
+    "black": "\u2660",  # spade
+    "gold": "\u2605",  # star
 }
 NOTATION_LETTERS = {"white": "w", "blue": "u", "green": "g", "red": "r", "black": "k", "gold": "y"}
 
@@ -54,18 +57,30 @@ def notation_letter(colour: str) -> str:
 # once per language and reused: the phone's hand shows dozens of them.
 @lru_cache(maxsize=4096)
 def _gem_html(colour: str, text: str | None, language: str | None) -> SafeString:
-    shown = COLOUR_LETTERS.get(colour, "?") if text is None else text
+    name = COLOUR_LABELS.get(colour, colour)
+    if text is None:
+        return format_html(
+            '<span class="gem gem-{}" role="img" aria-label="{}" title="{}">'
+            '<span class="gem-text gem-mark" aria-hidden="true">{}</span></span>',
+            colour,
+            name,
+            name,
+            COLOUR_MARKS.get(colour, "?"),
+        )
     return format_html(
-        '<span class="gem gem-{}" title="{}"><span class="gem-text">{}</span></span>',
+        '<span class="gem gem-{}" role="img" aria-label="{} {}" title="{}">'
+        '<span class="gem-text" aria-hidden="true">{}</span></span>',
         colour,
-        COLOUR_LABELS.get(colour, colour),
-        shown,
+        text,
+        name,
+        name,
+        text,
     )
 
 
 @register.simple_tag
 def gem(colour: str, text: Any = None) -> str:
-    """Draw a gem: its shape, its colour and its letter (or `text`, e.g. a count)."""
+    """Draw a gem: its shape, its colour and its mark (or `text`, e.g. a count)."""
     return _gem_html(colour, None if text is None else str(text), get_language())
 
 
@@ -95,7 +110,8 @@ def noble(view: NobleView) -> str:
 def chip(colour: str, amount: int) -> str:
     """Draw a count of tokens or bonuses: the gem, then the number."""
     return format_html(
-        '<span class="chip chip-{}{}" aria-label="{} {}">{}<span class="chip-n">{}</span></span>',
+        '<span class="chip chip-{}{}" role="img" aria-label="{} {}">'
+        '{}<span class="chip-n">{}</span></span>',
         colour,
         " chip-zero" if not amount else "",
         amount,
@@ -103,6 +119,40 @@ def chip(colour: str, amount: int) -> str:
         gem(colour),
         amount,
     )
+
+
+def _paid_html(paid: Any) -> SafeString:
+    chips = "".join(chip(p.colour, p.amount) for p in paid)
+    return format_html('<span class="paid">{}</span>', mark_safe(chips))  # each chip is escaped
+
+
+# Filters that turn an event's parts into pictures inside a translated sentence.
+@register.filter
+def gems_html(colours: Any) -> SafeString:
+    return mark_safe("".join(gem(c) for c in colours))  # each gem is escaped HTML
+
+
+@register.filter
+def paid_html(paid: Any) -> SafeString:
+    return _paid_html(paid)
+
+
+@register.filter(name="card_html")
+def card_html_filter(view: CardView) -> str:
+    return card(view)
+
+
+@register.filter(name="noble_html")
+def noble_html_filter(view: NobleView) -> str:
+    return noble(view)
+
+
+ROMAN = {1: "I", 2: "II", 3: "III"}
+
+
+@register.filter
+def roman(level: int) -> str:
+    return ROMAN.get(level, str(level))
 
 
 @register.filter

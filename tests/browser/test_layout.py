@@ -98,6 +98,7 @@ CARD_OVERFLOW_JS = """
     if (!box.width) return;
     const out = [...card.querySelectorAll(".card-top, .cost .gem")].filter((el) => {
       const r = el.getBoundingClientRect();
+      if (!r.width) return false;  // a card in a sentence shows no cost
       return r.bottom > box.bottom + 0.5 || r.right > box.right + 0.5 || r.left < box.left - 0.5;
     });
     if (out.length) {

@@ -134,7 +134,7 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
         other.page.locator(f'.status .opponent[data-seat="{seat[first.label]}"] .mini-back.level-1')
     ).to_have_count(1)
     tv.shot("table-blind-reserve")
-    first.page.locator(".my-hand").scroll_into_view_if_needed()
+    first.page.locator(".my-hand .reserved").scroll_into_view_if_needed()
     first.shot("phone-hand")
     first.shot("phone-hand-full", full_page=True)
 

@@ -16,6 +16,7 @@ from django.utils import translation
 
 from game import services
 from game.engine.actions import IllegalActionError
+from game.templatetags.splendor import COLOUR_MARKS, colour_label, gem
 from tests.web.helpers import started
 
 LANGUAGES = ("de", "fi")
@@ -195,16 +196,26 @@ def test_placeholders_survive_translation(language: str) -> None:
             assert placeholders(text) == placeholders(source), f"{language} form {index}: {entry}"
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_gem_letters_are_single_and_distinct(language: str) -> None:
-    letters = {
-        e.msgctxt: e.msgstr[0]
-        for e in messages(language)
-        if e.msgctxt and e.msgctxt.startswith("gem letter for ")
+@pytest.mark.parametrize("language", ("en", *LANGUAGES))
+def test_a_colour_has_one_mark_in_every_language_and_its_name_in_its_label(
+    language: str,
+) -> None:
+    """A mixed-language table sees the same gems; each screen names them in its language."""
+    with translation.override(language):
+        drawn = {colour: gem(colour) for colour in COLOURS}
+        names = {colour: colour_label(colour) for colour in COLOURS}
+    marks = {
+        colour: re.search(r'gem-mark" aria-hidden="true">(.*?)<', html).group(1)  # type: ignore[union-attr]
+        for colour, html in drawn.items()
     }
-    assert set(letters) == {f"gem letter for {c}" for c in COLOURS}
-    assert all(len(letter) == 1 for letter in letters.values()), letters
-    assert len(set(letters.values())) == len(COLOURS), letters
+    assert marks == COLOUR_MARKS
+    assert len(set(marks.values())) == len(COLOURS), marks
+    assert all(not mark.isalpha() for mark in marks.values()), f"a mark is a letter: {marks}"
+    for colour, html in drawn.items():
+        assert f'aria-label="{names[colour]}"' in html, html
+        assert f'title="{names[colour]}"' in html, html
+    if language != "en":
+        assert names["black"] != "black", "the colour names are not translated"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -1,0 +1,53 @@
+"""Pages that help a table play: how to play, and the game log a phone opens.
+
+Both show only what every screen may see: the rules, and the finished turns
+(a card reserved from a deck appears as its level only).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+
+from game import services
+from game.engine import GameState, outcome
+from game.history import log_context
+from game.models import Game
+
+
+def how_to_play(request: HttpRequest) -> HttpResponse:
+    """The rules for a first game, in the screen's language."""
+    back = request.GET.get("back", "")
+    # Only a path on this site: never send a player elsewhere.
+    if not back.startswith("/") or back.startswith("//"):
+        back = ""
+    colours = ("white", "blue", "green", "red", "black", "gold")
+    return render(request, "how_to_play.html", {"back": back, "colours": colours})
+
+
+def game_log(request: HttpRequest, code: str) -> HttpResponse:
+    """Every finished turn of a game, newest first: the fragment a phone's Log sheet shows."""
+    game = Game.objects.filter(code=code.upper()).first()
+    if game is None:
+        raise Http404(_("There is no game with this code."))
+    names = list(game.seats.order_by("position").values_list("name", flat=True))
+    if not game.state:
+        return render(request, "parts/game_log.html", {"log": []})
+    context = log_context(game.id, game.version, names)
+    context["outcome"] = _outcome_line(services.load_state(game), names)
+    return render(request, "parts/game_log.html", context)
+
+
+def _outcome_line(state: GameState | None, names: list[str]) -> dict[str, object] | None:
+    """What the log's last line says about a finished game."""
+    result = outcome(state) if state is not None else None
+    if result is None:
+        return None
+    best = result.ranking[0]
+    return {
+        "winners": [{"name": names[s]} for s in result.winners],
+        "rows": [{"points": result.points[best]}],
+        "shared": result.shared,
+        "ended_by_passes": result.ended_by_passes,
+    }

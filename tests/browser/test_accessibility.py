@@ -1,0 +1,117 @@
+"""No serious or critical axe-core violation on any page a player or the TV shows.
+
+axe-core comes from npm into tests/browser/.axe (`.ci/run` installs it) and is
+injected into each page by Playwright: nothing is loaded from a CDN.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import Recorder, Table
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).resolve().parent / ".axe" / "node_modules" / "axe-core" / "axe.min.js"
+INSTALL = "npm install --prefix tests/browser/.axe axe-core@4"
+SERIOUS = ("serious", "critical")
+
+OVERLAP_JS = """
+() => {
+  const a = document.querySelector(".connection").getBoundingClientRect();
+  return [...document.querySelectorAll(".turn-line")].some((el) => {
+    const b = el.getBoundingClientRect();
+    return b.width && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  });
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def axe() -> Path:
+    if AXE.exists():
+        return AXE
+    reason = f"axe-core is missing ({AXE}): install it with `{INSTALL}`"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"The accessibility tests must run in CI, but {reason}.")
+    pytest.skip(f"Accessibility tests skipped: {reason}.")
+
+
+def violations(page: Page, axe: Path, where: str) -> list[str]:
+    """Run axe-core on the page as it is; describe its serious and critical findings."""
+    if not page.evaluate("() => !!window.axe"):
+        page.add_script_tag(path=str(axe))
+    result: dict[str, Any] = page.evaluate(
+        "async () => await axe.run(document, {resultTypes: ['violations']})"
+    )
+    found = []
+    for v in result["violations"]:
+        if v["impact"] in SERIOUS:
+            targets = [" ".join(map(str, n["target"])) for n in v["nodes"][:4]]
+            found.append(f"{where}: {v['id']} ({v['impact']}): {v['help']} at {targets}")
+    return found
+
+
+def test_the_pages_of_a_game_have_no_serious_violation(
+    recorder: Recorder, tv: Table, axe: Path
+) -> None:
+    found: list[str] = []
+    tv.page.goto(recorder.server.url + "/")
+    found += violations(tv.page, axe, "home")
+    url = tv.new_game(recorder.server)
+    phone = recorder.phone("Aino")
+    phone.page.goto(url)
+    found += violations(phone.page, axe, "join page")
+    phone.join(url, "Aino")
+    found += violations(tv.page, axe, "TV lobby")
+    found += violations(phone.page, axe, "phone in the lobby")
+    tv.add_bot()
+    tv.start()
+    phone.wait_turn()
+    tv.wait_quiet()
+    found += violations(tv.page, axe, "TV table")
+    found += violations(phone.page, axe, "phone hand")
+    phone.page.locator(".market-panel .card-button").first.tap()
+    expect(phone.page.locator("#sheet")).to_be_visible()
+    found += violations(phone.page, axe, "card sheet")
+    phone.page.locator("#sheet [data-close]").tap()
+    phone.page.locator("#open-log").tap()
+    expect(phone.page.locator("#sheet .game-log")).to_be_visible()
+    found += violations(phone.page, axe, "log sheet")
+    phone.page.locator("#sheet [data-close]").tap()
+    # Connection lost: the banner is readable and leaves the turn line free.
+    for screen in (tv, phone):
+        screen.page.evaluate("document.getElementById('live').classList.add('offline')")
+        banner = screen.page.locator(".live.offline .connection")
+        expect(banner).to_be_visible()
+        found += violations(screen.page, axe, f"{screen.label} offline")
+        overlap = screen.page.evaluate(OVERLAP_JS)
+        assert not overlap, f"{screen.label}: the connection banner covers the turn line"
+        screen.page.evaluate("document.getElementById('live').classList.remove('offline')")
+    phone.page.locator("#how-to-play").tap()
+    expect(phone.page.locator("main.help")).to_be_visible()
+    found += violations(phone.page, axe, "how to play")
+    # The rejoin page a phone reaches from a seat's rejoin QR.
+    other = recorder.phone("Bertil")
+    other.page.goto(url + "?rejoin=ABCDEF")
+    expect(other.page.locator("#rejoin_code")).to_be_visible()
+    found += violations(other.page, axe, "rejoin page")
+    assert not found, "\n".join(found)
+
+
+def test_the_end_screen_has_no_serious_violation(recorder: Recorder, tv: Table, axe: Path) -> None:
+    tv.new_game(recorder.server)
+    tv.add_bot()
+    tv.add_bot()
+    tv.start()
+    expect(tv.page.locator(".end-screen")).to_be_visible(timeout=120000)
+    tv.wait_quiet(timeout=30000)
+    found = violations(tv.page, axe, "end screen")
+    tv.page.locator("#end-close").click()
+    found += violations(tv.page, axe, "final table")
+    assert not found, "\n".join(found)

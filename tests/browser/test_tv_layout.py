@@ -1,0 +1,209 @@
+"""The TV fits one screen for 2, 3 and 4 players, from the deal to the end screen.
+
+Bots play a whole game while two TVs watch it, one at 1920x1080 (the host) and
+one at 1280x720. After every update each TV records whether the page got
+taller or wider than the screen and whether any region (board, player
+panels, last turn, the join QR) is cut off or overlaps another. The worst
+table a game can reach (three reserved cards and three nobles for everyone,
+the final-round banner) is then drawn into the live page and checked too.
+The corner QR must decode from a screenshot at the start and at the end, and
+no text on the 1080p TV may be smaller than 24 px.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import ARTIFACTS, Recorder, Table, decode_qr
+
+pytestmark = pytest.mark.browser
+
+SIZES = ((1920, 1080), (1280, 720))
+MIN_FONT_1080P = 24.0
+
+# Measures the page after every websocket update; keeps the worst seen.
+FIT_PROBE = """
+window.__fit = {samples: 0, problems: []};
+window.__measure = function (label) {
+  const root = document.scrollingElement;
+  const w = window.innerWidth, h = window.innerHeight;
+  const found = [];
+  if (root.scrollHeight > h) found.push(`page ${root.scrollHeight} px tall`);
+  if (root.scrollWidth > w) found.push(`page ${root.scrollWidth} px wide`);
+  const regions = ".table .board, .table .player, .table .turn-line, .table .last-turn, "
+    + ".table .corner-join, .table .game-log, .table .players";
+  document.querySelectorAll(regions).forEach((el) => {
+    const r = el.getBoundingClientRect();
+    if (!r.height) return;
+    const name = el.className.split(" ")[0] + (el.dataset.seat ? el.dataset.seat : "");
+    if (r.bottom > h + 0.5 || r.right > w + 0.5)
+      found.push(`${name} ends at ${r.right}x${r.bottom}`);
+    // The log shows the newest turns that fit; everything else must show whole.
+    if (!el.classList.contains("game-log") && el.scrollHeight > el.clientHeight + 1)
+      found.push(`${name} cut off: ${el.scrollHeight} px of content in ${el.clientHeight} px`);
+  });
+  const board = document.querySelector(".table .board");
+  const corner = document.querySelector(".table .corner-join");
+  if (board && corner) {
+    const content = [...board.children].reduce(
+      (bottom, c) => Math.max(bottom, c.getBoundingClientRect().bottom), 0);
+    if (content > corner.getBoundingClientRect().top)
+      found.push(`the board (to ${content} px) runs into the join QR`);
+  }
+  window.__fit.samples += 1;
+  found.forEach((f) => window.__fit.problems.push(`${label}: ${f}`));
+  return found;
+};
+document.addEventListener("htmx:wsAfterMessage", () => requestAnimationFrame(() => {
+  const screen = document.querySelector("#screen");
+  if (screen) window.__measure(`version ${screen.dataset.version}`);
+}));
+"""
+
+# Fill every player's panel as full as a game can: three reserved cards, three nobles.
+WORST_TABLE_JS = """
+() => {
+  const card = document.querySelector(".market .card[data-card]");
+  const noble = document.querySelector(".board .noble");
+  const qr = document.querySelector(".corner-join .small-qr svg");
+  document.querySelectorAll(".table .player").forEach((panel) => {
+    let row = panel.querySelector(".reserved");
+    if (!row) {
+      row = document.createElement("div");
+      row.className = "row reserved";
+      panel.appendChild(row);
+    }
+    row.replaceChildren(card.cloneNode(true), card.cloneNode(true), card.cloneNode(true),
+      noble.cloneNode(true), noble.cloneNode(true), noble.cloneNode(true));
+    // A seat whose phone is away: its rejoin code, QR and "Let a bot play" on the host TV.
+    const header = panel.querySelector("header");
+    if (!header.querySelector(".rejoin")) {
+      const away = document.createElement("span");
+      away.innerHTML = '<span class="tag away">away</span><span class="rejoin">rejoin code '
+        + '<strong>ABCDEF</strong></span><span class="qr rejoin-qr"></span>'
+        + '<form class="inline stand-in"><button type="button" class="small">Let a bot play'
+        + '</button></form>';
+      away.querySelector(".rejoin-qr").append(qr.cloneNode(true));
+      header.querySelector(".score").before(...away.childNodes);
+    }
+  });
+  const turn = document.querySelector(".table .turn-line");
+  if (!document.querySelector(".table .final-round")) {
+    const banner = document.createElement("div");
+    banner.className = "banner final-round";
+    // The longest of the three languages' banners.
+    banner.textContent = "Letzte Runde! Jemand hat 15 Punkte: Die Runde wird zu Ende "
+      + "gespielt, damit alle gleich oft am Zug waren.";
+    turn.after(banner);
+  }
+}
+"""
+
+# The smallest font size of any element that shows text, and where it is.
+SMALLEST_TEXT_JS = """
+() => {
+  let min = Infinity, where = "";
+  document.querySelectorAll("body *").forEach((el) => {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) return;
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) return;
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || el.closest(".visually-hidden, [hidden]")) return;
+    const size = parseFloat(style.fontSize);
+    if (size < min) {
+      min = size;
+      where = `${el.className} "${el.textContent.trim().slice(0, 20)}"`;
+    }
+  });
+  return {min, where};
+}
+"""
+
+
+def _watcher(recorder: Recorder, width: int, height: int) -> Table:
+    """A second TV (a spectator) at another size."""
+    context = recorder._context(viewport={"width": width, "height": height})
+    screen = Table(page=context.new_page(), context=context, label=f"TV-{width}x{height}")
+    screen.watch()
+    recorder.screens.append(screen)
+    return screen
+
+
+def _check(page: Page, label: str) -> None:
+    found: list[str] = page.evaluate("label => window.__measure(label)", label)
+    assert not found, f"{label}: the TV does not fit the screen:\n" + "\n".join(found)
+
+
+def _assert_no_problems(screen: Table, when: str) -> None:
+    fit: dict[str, Any] = screen.page.evaluate("window.__fit")
+    assert fit["samples"] > 0, f"{screen.label}: the probe saw no updates {when}"
+    assert not fit["problems"], f"{screen.label} {when}: " + "\n".join(fit["problems"][:10])
+
+
+def _qr_decodes(screen: Table, url: str, label: str) -> None:
+    box = screen.page.locator(".corner-join .small-qr").bounding_box()
+    size = screen.page.viewport_size
+    assert box and size, f"{label}: no corner QR"
+    inside = box["x"] >= 0 and box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
+    assert inside, f"{label}: the corner QR is not wholly on screen: {box}"
+    assert url in decode_qr(screen.page.screenshot()), f"{label}: the corner QR does not decode"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_tv_fits_a_whole_game(recorder: Recorder, tv: Table, players: int) -> None:
+    tv.context.add_init_script(FIT_PROBE)
+    url = tv.new_game(recorder.server)
+    for _ in range(players):
+        tv.add_bot()
+    small = _watcher(recorder, *SIZES[1])
+    small.context.add_init_script(FIT_PROBE)
+    screens = (tv, small)
+    with tv.page.expect_navigation():
+        tv.page.locator("#start-game").click()
+    small.page.goto(f"/host/{tv.code}/")
+    # The bots play at once and fast: the probe measures every update on its
+    # own; screenshots and the QR are taken once the game is over and quiet.
+    for screen in screens:
+        _check(screen.page, f"{screen.label} {players} players at the start")
+    for screen in screens:
+        expect(screen.page.locator(".end-screen")).to_be_visible(timeout=120000)
+        screen.wait_quiet(timeout=30000)
+        _assert_no_problems(screen, "during the game")
+        _check(screen.page, f"{screen.label} {players} players at the end")
+        screen.shot(f"tv-{players}p-{screen.label}-end")
+        # Put the end screen aside to see the final table; bring it back.
+        screen.page.locator("#end-close").click()
+        expect(screen.page.locator(".end-screen")).to_be_hidden()
+        _qr_decodes(screen, url, f"{screen.label} at the end")
+        screen.shot(f"tv-{players}p-{screen.label}-final-table")
+        screen.page.evaluate(WORST_TABLE_JS)
+        _check(screen.page, f"{screen.label} {players} players, every panel full")
+        _qr_decodes(screen, url, f"{screen.label} with every panel full")
+        screen.shot(f"tv-{players}p-{screen.label}-full-panels")
+        screen.page.locator("#show-results").click()
+        expect(screen.page.locator(".end-screen")).to_be_visible()
+
+    smallest: dict[str, Any] = tv.page.evaluate(SMALLEST_TEXT_JS)
+    assert smallest["min"] >= MIN_FONT_1080P - 0.01, (
+        f"text below {MIN_FONT_1080P} px on the 1080p TV: {smallest}"
+    )
+    assert (ARTIFACTS / f"tv-{players}p-TV-end.png").exists()
+
+
+def test_tv_text_is_at_least_24_px_at_1080p(recorder: Recorder, tv: Table) -> None:
+    url = tv.new_game(recorder.server)
+    smallest: dict[str, Any] = tv.page.evaluate(SMALLEST_TEXT_JS)
+    assert smallest["min"] >= MIN_FONT_1080P - 0.01, f"lobby: {smallest}"
+    assert url
+    for _ in range(4):
+        tv.add_bot()
+    tv.start()
+    expect(tv.page.locator(".end-screen")).to_be_visible(timeout=120000)
+    tv.wait_quiet(timeout=30000)
+    tv.page.locator("#end-close").click()
+    tv.page.evaluate(WORST_TABLE_JS)
+    smallest = tv.page.evaluate(SMALLEST_TEXT_JS)
+    assert smallest["min"] >= MIN_FONT_1080P - 0.01, f"table: {smallest}"

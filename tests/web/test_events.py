@@ -1,0 +1,264 @@
+"""Every kind of event reads as a whole sentence in English, German and Finnish.
+
+The log and the last-turn strip say what happened from the recorded moves:
+each event kind gets its own sentence (a purchase the bonuses paid for says
+so), and the end of the game (a win, a shared victory, a stalemate) too.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from game.engine.projection import ColourCount, card_view, noble_view
+from game.history import Event, play_through
+from tests.engine.builder import position
+
+LANGUAGES = ("en", "de", "fi")
+CARD = 1  # a level 1 card
+NOBLE = 1
+
+EVENTS = {
+    "take3": Event("take3", gems=("white", "blue", "green")),
+    "take2": Event("take2", gems=("red", "red")),
+    "take_fewer": Event("take_fewer", gems=("black", "white")),
+    "return": Event("return", gems=("gold",)),
+    "reserve_gold": Event("reserve", card=card_view(CARD), gold=True),
+    "reserve_no_gold": Event("reserve", card=card_view(CARD), gold=False),
+    "blind_gold": Event("reserve", level=2, gold=True),
+    "blind_no_gold": Event("reserve", level=3, gold=False),
+    "buy": Event("buy", card=card_view(CARD), paid=(ColourCount("red", 2), ColourCount("gold", 1))),
+    "buy_free": Event("buy", card=card_view(CARD), paid=()),
+    "noble": Event("noble", noble=noble_view(NOBLE)),
+    "pass": Event("pass"),
+}
+
+# The words of each sentence, in order; the pictures (gems, a card, a noble) come between.
+SENTENCES: dict[str, dict[str, list[str]]] = {
+    "take3": {
+        "en": ["Aino took three different gems:"],
+        "de": ["Aino nahm drei verschiedene Edelsteine:"],
+        "fi": ["Aino otti kolme erilaista jalokiveä:"],
+    },
+    "take2": {
+        "en": ["Aino took two gems of one colour:"],
+        "de": ["Aino nahm zwei Edelsteine einer Farbe:"],
+        "fi": ["Aino otti kaksi samanväristä jalokiveä:"],
+    },
+    "take_fewer": {
+        "en": ["Aino took", "(fewer than three colours were left)"],
+        "de": ["Aino nahm", "(es waren weniger als drei Farben übrig)"],
+        "fi": ["Aino otti", "(jäljellä oli alle kolme väriä)"],
+    },
+    "return": {
+        "en": ["Aino gave back"],
+        "de": ["Aino gab", "zurück"],
+        "fi": ["Aino palautti"],
+    },
+    "reserve_gold": {
+        "en": ["Aino reserved", "and took a gold token"],
+        "de": ["Aino reservierte", "und bekam ein Gold-Plättchen"],
+        "fi": ["Aino varasi kortin", "ja sai kultamerkin"],
+    },
+    "reserve_no_gold": {
+        "en": ["Aino reserved", "(no gold was left)"],
+        "de": ["Aino reservierte", "(es war kein Gold mehr da)"],
+        "fi": ["Aino varasi kortin", "(kultaa ei ollut jäljellä)"],
+    },
+    "blind_gold": {
+        "en": ["Aino reserved a level II card from the deck and took a gold token"],
+        "de": ["Aino reservierte eine Karte der Stufe II vom Stapel und bekam ein Gold-Plättchen"],
+        "fi": ["Aino varasi tason II kortin pakasta ja sai kultamerkin"],
+    },
+    "blind_no_gold": {
+        "en": ["Aino reserved a level III card from the deck (no gold was left)"],
+        "de": ["Aino reservierte eine Karte der Stufe III vom Stapel (es war kein Gold mehr da)"],
+        "fi": ["Aino varasi tason III kortin pakasta (kultaa ei ollut jäljellä)"],
+    },
+    "buy": {
+        "en": ["Aino bought", "paying"],
+        "de": ["Aino kaufte", "und zahlte"],
+        "fi": ["Aino osti kortin", "ja maksoi"],
+    },
+    "buy_free": {
+        "en": ["Aino bought", "for free: the bonuses paid for all of it"],
+        "de": ["Aino kaufte", "kostenlos: die Boni bezahlten alles"],
+        "fi": ["Aino osti kortin", "ilmaiseksi: bonukset maksoivat sen kokonaan"],
+    },
+    "noble": {
+        "en": ["A noble", "visited Aino"],
+        "de": ["Ein Adliger", "besuchte Aino"],
+        "fi": ["Aatelinen", "vieraili pelaajan Aino luona"],
+    },
+    "pass": {
+        "en": ["Aino could not act and passed"],
+        "de": ["Aino konnte nichts tun und passte"],
+        "fi": ["Aino ei voinut tehdä mitään ja jätti vuoronsa väliin"],
+    },
+}
+
+# What must not show in a sentence: the words of the other variant.
+MUST_NOT = {"buy_free": {"en": "paying", "de": "und zahlte", "fi": "ja maksoi"}}
+
+
+def _text(html: str) -> str:
+    """The words a reader sees, with each picture replaced by one marker."""
+    html = re.sub(r'<div class="(card|noble) .*?</div>\s*</div>', " [picture] ", html, flags=re.S)
+    html = re.sub(r'<span class="(gem|chip|paid) .*?</span>', " [picture] ", html, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", html)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _sentence(event: Event, language: str) -> tuple[str, str]:
+    with translation.override(language):
+        html = render_to_string("parts/event.html", {"e": event, "name": "Aino"})
+    return html, _text(html)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("kind", list(EVENTS))
+def test_each_event_reads_as_a_sentence(kind: str, language: str) -> None:
+    html, text = _sentence(EVENTS[kind], language)
+    words = SENTENCES[kind][language]
+    pattern = r".*?".join(re.escape(w) for w in words)
+    assert re.search(pattern, text), f"{kind} in {language}: {text!r} does not read {words}"
+    assert "%(" not in text and "{{" not in text, text
+    unwanted = MUST_NOT.get(kind, {}).get(language)
+    assert not unwanted or unwanted not in text, f"{kind} in {language}: {text!r}"
+    event = EVENTS[kind]
+    if event.card is not None:
+        assert f'data-card="{event.card.id}"' in html
+    if event.noble is not None:
+        assert f'data-noble="{event.noble.id}"' in html
+    for colour in event.gems:
+        assert f"gem-{colour}" in html
+    for paid in event.paid:
+        assert f"chip-{paid.colour}" in html
+
+
+def _outcome(*, shared: bool = False, passes: bool = False) -> dict[str, object]:
+    class Seat:
+        name = "Aino"
+
+    return {
+        "rows": [{"points": 16, "seat": Seat()}],
+        "winners": [Seat()],
+        "shared": shared,
+        "ended_by_passes": passes,
+    }
+
+
+END = {
+    "win": (
+        {},
+        {
+            "en": "Game over: Aino wins with 16 points.",
+            "de": "Spiel vorbei: Aino gewinnt mit 16 Punkten.",
+            "fi": "Peli päättyi: Aino voitti 16 pisteellä.",
+        },
+    ),
+    "shared": (
+        {"shared": True},
+        {
+            "en": "Game over: a shared victory.",
+            "de": "Spiel vorbei: ein geteilter Sieg.",
+            "fi": "Peli päättyi: jaettu voitto.",
+        },
+    ),
+    "stalemate": (
+        {"passes": True},
+        {
+            "en": "Nobody could act for a whole round, so the game ended there.",
+            "de": "Eine ganze Runde lang konnte niemand etwas tun",
+            "fi": "Kukaan ei voinut",
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("end", list(END))
+def test_the_end_of_the_game_reads_as_a_sentence(end: str, language: str) -> None:
+    options, expected = END[end]
+    with translation.override(language):
+        html = render_to_string("parts/outcome_line.html", {"outcome": _outcome(**options)})
+    assert expected[language] in _text(html), _text(html)
+
+
+# ---- the events come out of real moves
+
+
+def test_a_purchase_paid_by_bonuses_alone_is_free() -> None:
+    # Card 1 costs only black; three black bonuses pay for it all.
+    cost = card_view(1).cost
+    bonuses = "".join(
+        {"white": "w", "blue": "u", "green": "g", "red": "r", "black": "k"}[c.colour] * c.amount
+        for c in cost
+    )
+    state = position(
+        players=2, market={1: [1, 2, 3, 4]}, decks={1: [5]}, seats=[{"bonuses": bonuses}, {}]
+    )
+    history = play_through(state, ["buy:1:-"])
+    (turn,) = history.turns
+    (event,) = turn.events
+    assert event.kind == "buy" and event.paid == () and event.refill == (1, 0)
+    _html, text = _sentence(event, "en")
+    assert "for free" in text and "paying" not in text, text
+
+
+def test_a_reserve_says_whether_gold_came_with_it() -> None:
+    state = position(players=2, bank="wwwwy", market={1: [1, 2, 3, 4]}, decks={1: [5, 6], 2: [41]})
+    history = play_through(state, ["reserve:1", "reserve:d2"])
+    first, second = (t.events[0] for t in history.turns)
+    assert first.gold and first.card is not None and first.refill == (1, 0)
+    assert not second.gold and second.card is None and second.level == 2
+
+
+# ---- the log a phone opens
+
+
+@pytest.mark.django_db
+def test_the_log_page_lists_turns_newest_first_and_the_end() -> None:
+    from django.test import Client
+
+    from game.models import Game
+    from tests.web.helpers import play_as, started
+
+    table = started(("Ada", "Bob"))
+    play_as(table, "take:wug")
+    play_as(table, "take:rkw")
+    game = Game.objects.get(pk=table.game_id)
+    html = Client().get(f"/play/{game.code}/log/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    texts = [_text(li) for li in re.findall(r"<li>(.*?)</li>", html, flags=re.S)]
+    assert texts[0].startswith("2.") and "took three different gems" in texts[0], texts
+    assert texts[1].startswith("1.") and "Ada took three different gems" in texts[1], texts
+    assert "Bob" in texts[0], texts
+
+
+@pytest.mark.django_db
+def test_the_tv_marks_where_the_last_turn_happened() -> None:
+    from game import rendering
+    from game.models import Game
+    from tests.web.helpers import play_as, started
+
+    table = started(("Ada", "Bob"))
+    state = Game.objects.get(pk=table.game_id).state
+    assert state is not None
+    reserved = state["market"][0][2]  # level 1, third slot
+    play_as(table, f"reserve:{reserved}")
+    snap = rendering.load_snapshot(table.game_id)
+    html = rendering.render_table(snap, is_host=False, url="http://127.0.0.1:8000/join/X/")
+    # The reserved card, marked in Ada's panel; the refilled slot, marked in the market.
+    panel = html[html.index('data-seat="0"') : html.index('data-seat="1"')]
+    assert re.search(
+        rf'data-just="reserve">\s*<div class="card[^"]*" data-card="{reserved}"', panel
+    )
+    refill = re.search(
+        r'data-just="refill">\s*<div class="card[^"]*level-1" data-card="(\d+)"', html
+    )
+    assert refill, "the refilled market slot is not marked"
+    assert snap.state is not None and int(refill.group(1)) == snap.state.market[0][2]
+    assert "Ada reserved" in _text(html)
