@@ -77,10 +77,10 @@ def _due(cost: tuple[int, ...], bonuses: list[int]) -> tuple[int, int, int, int,
 
 def affordable(player: PlayerState, card_ids: Iterable[int]) -> list[int]:
     """Return the cards among these that tokens plus gold cover after bonuses."""
-    bonuses, tokens = player.bonuses, player.tokens
+    b, t = player.bonuses, player.tokens
     # What the player covers per gem colour without gold.
-    pw, pu, pg, pr, pk = (bonuses[c] + tokens[c] for c in GEMS)
-    gold = tokens[GOLD]
+    pw, pu, pg, pr, pk = b[0] + t[0], b[1] + t[1], b[2] + t[2], b[3] + t[3], b[4] + t[4]
+    gold = t[GOLD]
     found = []
     for card_id in card_ids:
         # The hottest loop of legal_actions, run for every visible card: unrolled.
