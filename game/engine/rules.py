@@ -77,10 +77,10 @@ def _due(cost: tuple[int, ...], bonuses: list[int]) -> tuple[int, int, int, int,
 
 def affordable(player: PlayerState, card_ids: Iterable[int]) -> list[int]:
     """Return the cards among these that tokens plus gold cover after bonuses."""
-    bonuses, tokens = player.bonuses, player.tokens
+    b, t = player.bonuses, player.tokens
     # What the player covers per gem colour without gold.
-    pw, pu, pg, pr, pk = (bonuses[c] + tokens[c] for c in GEMS)
-    gold = tokens[GOLD]
+    pw, pu, pg, pr, pk = b[0] + t[0], b[1] + t[1], b[2] + t[2], b[3] + t[3], b[4] + t[4]
+    gold = t[GOLD]
     found = []
     for card_id in card_ids:
         # The hottest loop of legal_actions, run for every visible card: unrolled.
@@ -129,7 +129,12 @@ def _affordable_payments(due: tuple[int, ...], tokens: list[int]) -> list[tuple[
     gold = tokens[GOLD]
     if gold == 0:
         return [(*due, 0)]
+    # The cheapest way: own tokens first, gold for the rest.
+    own = [d if d < t else t for d, t in zip(due, tokens, strict=False)]
     total = sum(due)
+    needed = total - sum(own)
+    if needed == gold or not any(own):
+        return [(*own, needed)]  # no gold to spare, or no token that gold could replace
     # Per colour: how many of its own tokens to pay, most first (gold covers the rest).
     choices = []
     for c in GEMS:
@@ -267,19 +272,25 @@ def _check_reserve(state: GameState, player: PlayerState, action: Action) -> Non
 
 def _check_buy(state: GameState, player: PlayerState, action: Action) -> None:
     card_id = action.card
-    on_table = card_id != EMPTY and any(card_id in row for row in state.market)
+    market = state.market
+    on_table = card_id != EMPTY and (
+        card_id in market[0] or card_id in market[1] or card_id in market[2]
+    )
     if not on_table and card_id not in player.reserved:
         raise IllegalActionError(_("You can buy only a card on the table or one you reserved."))
+    payment = action.payment  # six counts, none negative: check_form saw to that
+    due = owed(player, card_id)
+    paid_exactly = sum(due) - sum(payment[:GOLD]) == payment[GOLD]
+    if paid_exactly and not any(map(gt, payment, player.tokens)) and not any(map(gt, payment, due)):
+        return
+    # Something is wrong: say the most helpful thing first.
     if not can_afford(player, card_id):
         raise IllegalActionError(_("You cannot afford that card."))
-    payment = action.payment  # six counts, none negative: check_form saw to that
     if any(map(gt, payment, player.tokens)):
         raise IllegalActionError(_("You do not have the tokens for that payment."))
-    due = owed(player, card_id)
     if any(map(gt, payment, due)):  # the five gem colours
         raise IllegalActionError(_("That payment pays more than the card costs."))
-    if sum(due) - sum(payment[:GOLD]) != payment[GOLD]:
-        raise IllegalActionError(_("That payment does not match the card's cost."))
+    raise IllegalActionError(_("That payment does not match the card's cost."))
 
 
 def _check_return(state: GameState, player: PlayerState, gems: tuple[int, ...]) -> None:
@@ -296,6 +307,10 @@ def _check_return(state: GameState, player: PlayerState, gems: tuple[int, ...]) 
 
 def _check_phase(state: GameState, action: Action) -> None:
     phase = state.phase
+    if phase == MAIN:  # the usual case first
+        if action.kind in (RETURN, NOBLE):
+            raise IllegalActionError(_("That is not an action you can take now."))
+        return
     if phase == OVER:
         raise IllegalActionError(_("The game is over."))
     if phase == RETURN_PHASE and action.kind != RETURN:
@@ -304,8 +319,6 @@ def _check_phase(state: GameState, action: Action) -> None:
         )
     if phase == NOBLE_PHASE and action.kind != NOBLE:
         raise IllegalActionError(_("First choose which noble visits you."))
-    if phase == MAIN and action.kind in (RETURN, NOBLE):
-        raise IllegalActionError(_("That is not an action you can take now."))
 
 
 def validate(state: GameState, action: Action, seat: int | None = None) -> None:

@@ -7,6 +7,7 @@ import pytest
 from game.engine.state import STALEMATE
 from tests.engine.test_stalemate import never_buy
 from tests.web.helpers import HOST, open_lobby, play_as, start, state_of
+from tests.web.test_translations import back_to_english  # noqa: F401 (autouse fixture)
 from tests.web.test_views import client_for
 
 pytestmark = pytest.mark.django_db
