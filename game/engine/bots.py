@@ -141,7 +141,12 @@ class CardValues:
             tile = noble(noble_id)
             gap = sum(max(0, tile.requires[c] - bonuses[c]) for c in GEMS)
             self.nobles.append((tile.requires, gap, tile.points))
-        self.cheaper = [sum(1 for v in visible if COSTS[v][c] > bonuses[c]) for c in GEMS]
+        self.cheaper = [0] * len(GEMS)
+        for v in visible:
+            cost = COSTS[v]
+            for c in GEMS:
+                if cost[c] > bonuses[c]:
+                    self.cheaper[c] += 1
 
     def value(self, card_id: int) -> float:
         """Points, plus noble progress, plus the usefulness of the card's bonus.
@@ -198,9 +203,10 @@ class GreedyBot:
         bonuses = player.bonuses
         values = CardValues(state, player, visible)
         found = []
+        b0, b1, b2, b3, b4 = bonuses
         for card_id in visible:
-            cost = COSTS[card_id]
-            need = tuple(max(0, cost[c] - bonuses[c]) for c in GEMS)
+            w, u, g, r, k = COSTS[card_id]
+            need = (max(0, w - b0), max(0, u - b1), max(0, g - b2), max(0, r - b3), max(0, k - b4))
             value = values.value(card_id) + self.jitter()
             turns = turns_needed(need, player.tokens, state.bank)
             found.append(Target(card_id, value, need, turns))

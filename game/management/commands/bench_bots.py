@@ -161,7 +161,8 @@ class Command(BaseCommand):
             for result in pool.imap_unordered(play_match, matches):
                 results.append(result)
                 if len(results) % 10 == 0:
-                    self.line(f"  {len(results)}/{len(matches)} games")
+                    wins = sum(r.won for r in results)
+                    self.line(f"  {len(results)}/{len(matches)} games, hard won {wins}")
         return results
 
     def summary(self, results: list[Result], players: int, target: float) -> None:
