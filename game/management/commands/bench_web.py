@@ -40,6 +40,7 @@ import itertools
 import math
 import os
 import platform
+import re
 import secrets
 import socket
 import sys
@@ -116,7 +117,11 @@ class Table:
     code: str
     cookies: list[str]  # session keys: the TV's (the host's), then one phone a seat
     seed: int
-    version: int
+    version: int  # what the screens show now
+    start: int = field(init=False)  # the version of the deal, before the first change
+
+    def __post_init__(self) -> None:
+        self.start = self.version
 
 
 def greedy_bots(seed: int) -> list[Bot]:
@@ -273,7 +278,7 @@ class Player:
         """Play one action from the phone whose turn it is; wait until every screen shows it."""
         table = self.table
         changes = script(table.seed)
-        seat, action = changes[table.version]
+        seat, action = changes[table.version - table.start]
         start = clock()
         self.screens[1 + seat].send_json({"action": action, "version": table.version})
         for ws in self.screens:
@@ -281,7 +286,9 @@ class Player:
         self.latencies.append(clock() - start)
         self.traffic.changes += 1
         table.version += 1
-        if table.version == len(changes):  # a fresh game, connected outside the timed part
+        if table.version - table.start == len(
+            changes
+        ):  # a fresh game, connected outside the timed part
             self.count_traffic()
             self.close()
             self.table = self.target.next_table()
@@ -543,10 +550,10 @@ class Command(BaseCommand):
                     try:
                         results[name] = self.measure_target(Target(name, [server], deal), options)
                     except (Closed, OSError) as error:
-                        raise CommandError(f"{name}: {error}\n{log.read_text()[-2000:]}") from None
+                        raise CommandError(f"{name}: {error}\n{log_tail(log)}") from None
                     errors = results[name]["errors"]
                     if errors:
-                        self.line(f"{name} server log tail:\n{log.read_text()[-1500:]}")
+                        self.line(f"{name} server log, without access lines:\n{log_tail(log)}")
         self.print_table(results["project"], results["bare"])
 
     def measure_target(self, target: Target, options: dict[str, Any]) -> dict[str, Any]:
@@ -736,6 +743,15 @@ def client_cpus(cpus: list[int], server_cpu: int | None) -> Iterator[None]:
         yield
     finally:
         os.sched_setaffinity(0, set(cpus))
+
+
+ACCESS_LINE = re.compile(r"^\S+ - - \[")  # Daphne's access log: one line per connection
+
+
+def log_tail(log: Path, lines: int = 20) -> str:
+    """The end of a server's log without its access lines: errors and tracebacks."""
+    kept = [line for line in log.read_text().splitlines() if not ACCESS_LINE.match(line)]
+    return "\n".join(kept[-lines:])
 
 
 def listening(port: int) -> bool:
