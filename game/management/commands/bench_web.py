@@ -2,6 +2,7 @@
 
     python manage.py bench_web [--seconds 10] [--games 100] [--busy-games 10]
                                [--idle-sockets 200] [--quick] [--no-scale]
+                               [--ping-every SECONDS]
 
 The same client drives both servers through the same games. A game is five
 screens (the TV and four seated phones); the phone whose turn it is sends the
@@ -21,6 +22,10 @@ their ratio:
 - bytes and messages a TV and a phone receive per change;
 - the server's memory per connected socket (its RSS before and after
   --idle-sockets more idle TV sockets).
+
+Messages without a version (heartbeats, presence) are counted as traffic and
+otherwise ignored; with --ping-every every screen also sends {"ping": true}
+that often, for a server that closes silent sockets.
 
 Then, on PostgreSQL and Redis (both expected on 127.0.0.1), the project with
 two Daphne workers against one (screens spread over the workers), as a ratio.
@@ -200,6 +205,7 @@ class Target:
     name: str
     servers: list[Server]
     deal: Callable[[int], Table]
+    ping_every: float = 0.0  # seconds between heartbeats from every screen; 0: none
     numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -286,9 +292,8 @@ class Player:
         self.latencies.append(clock() - start)
         self.traffic.changes += 1
         table.version += 1
-        if table.version - table.start == len(
-            changes
-        ):  # a fresh game, connected outside the timed part
+        if table.version - table.start == len(changes):
+            # Over: a fresh game, connected outside the timed part.
             self.count_traffic()
             self.close()
             self.table = self.target.next_table()
@@ -298,6 +303,8 @@ class Player:
     def run(self, until: float, period: float | None, offset: float = 0.0) -> None:
         """Act until `until`: back to back, or once every `period` seconds from `offset`."""
         due = clock() + offset
+        pinged = clock()
+        ping_every = self.target.ping_every
         try:
             for _action in range(MAX_ACTIONS):
                 if period is not None:
@@ -305,6 +312,10 @@ class Player:
                     due = max(due + period, clock())
                 if clock() >= until:
                     return
+                if ping_every and clock() - pinged >= ping_every:
+                    for ws in self.screens:  # answers carry no version: ignored
+                        ws.send_json({"ping": True})
+                    pinged = clock()
                 self.act()
         except (Closed, OSError, AssertionError) as error:
             self.error = f"game {self.table.code}: {error}"
@@ -427,6 +438,12 @@ class Command(BaseCommand):
             "--no-scale", action="store_true", help="skip the two-worker Redis + PostgreSQL run"
         )
         parser.add_argument(
+            "--ping-every",
+            type=float,
+            default=0.0,
+            help='seconds between {"ping": true} heartbeats from every screen (default: none)',
+        )
+        parser.add_argument(
             "--postgres-url",
             default=POSTGRES_URL,
             help="PostgreSQL server for the two-worker run (a throwaway database is made on it)",
@@ -502,7 +519,7 @@ class Command(BaseCommand):
             }
         )
         command = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "bench_web"]
-        for name in ("seconds", "games", "busy_games", "idle_sockets"):
+        for name in ("seconds", "games", "busy_games", "idle_sockets", "ping_every"):
             command.append(f"--{name.replace('_', '-')}={options[name]}")
         # Four measurements a server, two servers, connecting, start-up; then it is stopped.
         limit = 10 * options["seconds"] + 6 * WAIT + 300 + 3 * options["games"]
@@ -548,7 +565,8 @@ class Command(BaseCommand):
                     env.pop("DJANGO_SETTINGS_MODULE", None)
                 with daphne(app, env, log, Path(settings.BASE_DIR), server_cpu) as server:
                     try:
-                        results[name] = self.measure_target(Target(name, [server], deal), options)
+                        target = Target(name, [server], deal, options["ping_every"])
+                        results[name] = self.measure_target(target, options)
                     except (Closed, OSError) as error:
                         raise CommandError(f"{name}: {error}\n{log_tail(log)}") from None
                     errors = results[name]["errors"]
@@ -705,7 +723,7 @@ class Command(BaseCommand):
                     )
                     for index in range(workers)
                 ]
-                target = Target(f"{workers} workers", servers, project_table)
+                target = Target(f"{workers} workers", servers, project_table, options["ping_every"])
                 players: list[Player] = []
                 try:
                     left_out = add_players(target, players, games)
