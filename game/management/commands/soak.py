@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
 import os
 import secrets
 import sys
@@ -217,7 +218,7 @@ class Command(BaseCommand):
             f"RSS {mb(rss_base)}"
         )
         checkpoints: list[tuple[int, int]] = []  # (games played, RSS)
-        step = max(1, (games - warm) // 10)
+        step = max(1, math.ceil((games - warm) / 10))  # ten checkpoints at most
         firsts = range(warm, games, step)
         snapshots: list[tracemalloc.Snapshot] = []
         for first in firsts:
