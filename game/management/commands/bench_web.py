@@ -21,7 +21,7 @@ their ratio:
   and the server's CPU as a share of one core;
 - bytes and messages a TV and a phone receive per change;
 - the server's memory per connected socket (its RSS before and after
-  --idle-sockets more idle TV sockets).
+  --idle-sockets more idle sockets: the TVs and phones of as many more games).
 
 Messages without a version (heartbeats, presence) are counted as traffic and
 otherwise ignored; with --ping-every every screen also sends {"ping": true}
@@ -209,11 +209,12 @@ class Target:
     numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def next_table(self) -> Table:
+    def next_table(self, think: bool = True) -> Table:
         """Deal the next game; every target deals the same games in the same order."""
         with self.lock:
             number = next(self.numbers)
-        script(SEED + number)  # thought out now, not while measuring
+        if think:
+            script(SEED + number)  # thought out now, not while measuring
         return self.deal(number)
 
     def cpu(self) -> float:
@@ -253,13 +254,7 @@ class Player:
         self.connect()
 
     def connect(self) -> None:
-        servers = self.target.servers
-        for index, cookie in enumerate(self.table.cookies):
-            port = servers[(self.slot * len(self.table.cookies) + index) % len(servers)].port
-            role = "table" if index == 0 else "seat"
-            self.screens.append(MiniWebSocket(port, f"/ws/game/{self.table.code}/{role}/", cookie))
-        for ws in self.screens:  # the first message is the whole current view
-            ws.wait_version(self.table.version, clock() + WAIT)
+        self.screens = open_screens(self.target, self.table, self.slot)
         self.reset_traffic()
 
     def reset_traffic(self) -> None:
@@ -398,19 +393,35 @@ def measure(
     return Phase(len(latencies), elapsed, cpu, latencies, traffic, replaced, errors, load())
 
 
-def memory_per_socket(target: Target, table: Table, count: int) -> float:
-    """The server's RSS growth per extra idle TV socket on a game (bytes)."""
-    before = target.rss()
-    extra: list[MiniWebSocket] = []
+def open_screens(target: Target, table: Table, slot: int) -> list[MiniWebSocket]:
+    """Connect a game's TV and phones; return once each shows the game's current version."""
+    servers, cookies = target.servers, table.cookies
+    screens: list[MiniWebSocket] = []
     try:
-        for index in range(count):
-            port = target.servers[index % len(target.servers)].port
-            ws = MiniWebSocket(port, f"/ws/game/{table.code}/table/", secrets.token_hex(16))
-            extra.append(ws)
+        for index, cookie in enumerate(cookies):
+            port = servers[(slot * len(cookies) + index) % len(servers)].port
+            role = "table" if index == 0 else "seat"
+            screens.append(MiniWebSocket(port, f"/ws/game/{table.code}/{role}/", cookie))
+        for ws in screens:  # the first message is the whole current view
             ws.wait_version(table.version, clock() + WAIT)
-        return (target.rss() - before) / max(1, count)
+    except BaseException:
+        for ws in screens:
+            ws.close()
+        raise
+    return screens
+
+
+def memory_per_socket(target: Target, count: int) -> float:
+    """The server's RSS growth per socket (bytes) over `count` idle ones, whole games of them."""
+    tables = [target.next_table(think=False) for _ in range(math.ceil(count / (SEATS + 1)))]
+    before = target.rss()
+    idle: list[MiniWebSocket] = []
+    try:
+        for slot, table in enumerate(tables):
+            idle += open_screens(target, table, slot)
+        return (target.rss() - before) / len(idle)
     finally:
-        for ws in extra:
+        for ws in idle:
             ws.close()
 
 
@@ -477,7 +488,7 @@ class Command(BaseCommand):
         self.line(
             f"Sizes: {options['seconds']:g} s a measurement; 1 game, {options['busy_games']} "
             f"busy games, {options['games']} games at 1 action/s, {options['idle_sockets']} "
-            "idle sockets; 5 screens a game (TV + 4 phones)"
+            "idle sockets (whole games); 5 screens a game (TV + 4 phones)"
         )
         with tempfile.TemporaryDirectory(prefix="splendor-bench-") as tmp:
             db_path = Path(tmp) / "bench.sqlite3"
@@ -584,7 +595,7 @@ class Command(BaseCommand):
             if not players:
                 raise CommandError(f"{target.name}: {left_out[0]}")
             # First, while the server has freed nothing it could reuse for the new sockets.
-            memory = memory_per_socket(target, players[0].table, options["idle_sockets"])
+            memory = memory_per_socket(target, options["idle_sockets"])
             for label, games, period in (
                 ("alone", 1, None),
                 ("busy", options["busy_games"], None),
