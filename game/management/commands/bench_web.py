@@ -580,9 +580,9 @@ class Command(BaseCommand):
                         results[name] = self.measure_target(target, options)
                     except (Closed, OSError) as error:
                         raise CommandError(f"{name}: {error}\n{log_tail(log)}") from None
-                    errors = results[name]["errors"]
-                    if errors:
-                        self.line(f"{name} server log, without access lines:\n{log_tail(log)}")
+                    tail = log_tail(log)
+                    if results[name]["errors"] and tail:
+                        self.line(f"{name} server log, without access lines:\n{tail}")
         self.print_table(results["project"], results["bare"])
 
     def measure_target(self, target: Target, options: dict[str, Any]) -> dict[str, Any]:
