@@ -2,6 +2,7 @@
 
     python manage.py bench_web [--seconds 10] [--games 100] [--busy-games 10]
                                [--idle-sockets 200] [--quick] [--no-scale]
+                               [--ping-every SECONDS]
 
 The same client drives both servers through the same games. A game is five
 screens (the TV and four seated phones); the phone whose turn it is sends the
@@ -20,7 +21,11 @@ their ratio:
   and the server's CPU as a share of one core;
 - bytes and messages a TV and a phone receive per change;
 - the server's memory per connected socket (its RSS before and after
-  --idle-sockets more idle TV sockets).
+  --idle-sockets more idle sockets: the TVs and phones of as many more games).
+
+Messages without a version (heartbeats, presence) are counted as traffic and
+otherwise ignored; with --ping-every every screen also sends {"ping": true}
+that often, for a server that closes silent sockets.
 
 Then, on PostgreSQL and Redis (both expected on 127.0.0.1), the project with
 two Daphne workers against one (screens spread over the workers), as a ratio.
@@ -40,6 +45,7 @@ import itertools
 import math
 import os
 import platform
+import re
 import secrets
 import socket
 import sys
@@ -116,7 +122,11 @@ class Table:
     code: str
     cookies: list[str]  # session keys: the TV's (the host's), then one phone a seat
     seed: int
-    version: int
+    version: int  # what the screens show now
+    start: int = field(init=False)  # the version of the deal, before the first change
+
+    def __post_init__(self) -> None:
+        self.start = self.version
 
 
 def greedy_bots(seed: int) -> list[Bot]:
@@ -195,14 +205,16 @@ class Target:
     name: str
     servers: list[Server]
     deal: Callable[[int], Table]
+    ping_every: float = 0.0  # seconds between heartbeats from every screen; 0: none
     numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def next_table(self) -> Table:
+    def next_table(self, think: bool = True) -> Table:
         """Deal the next game; every target deals the same games in the same order."""
         with self.lock:
             number = next(self.numbers)
-        script(SEED + number)  # thought out now, not while measuring
+        if think:
+            script(SEED + number)  # thought out now, not while measuring
         return self.deal(number)
 
     def cpu(self) -> float:
@@ -242,13 +254,7 @@ class Player:
         self.connect()
 
     def connect(self) -> None:
-        servers = self.target.servers
-        for index, cookie in enumerate(self.table.cookies):
-            port = servers[(self.slot * len(self.table.cookies) + index) % len(servers)].port
-            role = "table" if index == 0 else "seat"
-            self.screens.append(MiniWebSocket(port, f"/ws/game/{self.table.code}/{role}/", cookie))
-        for ws in self.screens:  # the first message is the whole current view
-            ws.wait_version(self.table.version, clock() + WAIT)
+        self.screens = open_screens(self.target, self.table, self.slot)
         self.reset_traffic()
 
     def reset_traffic(self) -> None:
@@ -273,7 +279,7 @@ class Player:
         """Play one action from the phone whose turn it is; wait until every screen shows it."""
         table = self.table
         changes = script(table.seed)
-        seat, action = changes[table.version]
+        seat, action = changes[table.version - table.start]
         start = clock()
         self.screens[1 + seat].send_json({"action": action, "version": table.version})
         for ws in self.screens:
@@ -281,7 +287,8 @@ class Player:
         self.latencies.append(clock() - start)
         self.traffic.changes += 1
         table.version += 1
-        if table.version == len(changes):  # a fresh game, connected outside the timed part
+        if table.version - table.start == len(changes):
+            # Over: a fresh game, connected outside the timed part.
             self.count_traffic()
             self.close()
             self.table = self.target.next_table()
@@ -291,6 +298,8 @@ class Player:
     def run(self, until: float, period: float | None, offset: float = 0.0) -> None:
         """Act until `until`: back to back, or once every `period` seconds from `offset`."""
         due = clock() + offset
+        pinged = clock()
+        ping_every = self.target.ping_every
         try:
             for _action in range(MAX_ACTIONS):
                 if period is not None:
@@ -298,6 +307,10 @@ class Player:
                     due = max(due + period, clock())
                 if clock() >= until:
                     return
+                if ping_every and clock() - pinged >= ping_every:
+                    for ws in self.screens:  # answers carry no version: ignored
+                        ws.send_json({"ping": True})
+                    pinged = clock()
                 self.act()
         except (Closed, OSError, AssertionError) as error:
             self.error = f"game {self.table.code}: {error}"
@@ -380,19 +393,35 @@ def measure(
     return Phase(len(latencies), elapsed, cpu, latencies, traffic, replaced, errors, load())
 
 
-def memory_per_socket(target: Target, table: Table, count: int) -> float:
-    """The server's RSS growth per extra idle TV socket on a game (bytes)."""
-    before = target.rss()
-    extra: list[MiniWebSocket] = []
+def open_screens(target: Target, table: Table, slot: int) -> list[MiniWebSocket]:
+    """Connect a game's TV and phones; return once each shows the game's current version."""
+    servers, cookies = target.servers, table.cookies
+    screens: list[MiniWebSocket] = []
     try:
-        for index in range(count):
-            port = target.servers[index % len(target.servers)].port
-            ws = MiniWebSocket(port, f"/ws/game/{table.code}/table/", secrets.token_hex(16))
-            extra.append(ws)
+        for index, cookie in enumerate(cookies):
+            port = servers[(slot * len(cookies) + index) % len(servers)].port
+            role = "table" if index == 0 else "seat"
+            screens.append(MiniWebSocket(port, f"/ws/game/{table.code}/{role}/", cookie))
+        for ws in screens:  # the first message is the whole current view
             ws.wait_version(table.version, clock() + WAIT)
-        return (target.rss() - before) / max(1, count)
+    except BaseException:
+        for ws in screens:
+            ws.close()
+        raise
+    return screens
+
+
+def memory_per_socket(target: Target, count: int) -> float:
+    """The server's RSS growth per socket (bytes) over `count` idle ones, whole games of them."""
+    tables = [target.next_table(think=False) for _ in range(math.ceil(count / (SEATS + 1)))]
+    before = target.rss()
+    idle: list[MiniWebSocket] = []
+    try:
+        for slot, table in enumerate(tables):
+            idle += open_screens(target, table, slot)
+        return (target.rss() - before) / len(idle)
     finally:
-        for ws in extra:
+        for ws in idle:
             ws.close()
 
 
@@ -418,6 +447,12 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--no-scale", action="store_true", help="skip the two-worker Redis + PostgreSQL run"
+        )
+        parser.add_argument(
+            "--ping-every",
+            type=float,
+            default=0.0,
+            help='seconds between {"ping": true} heartbeats from every screen (default: none)',
         )
         parser.add_argument(
             "--postgres-url",
@@ -453,7 +488,7 @@ class Command(BaseCommand):
         self.line(
             f"Sizes: {options['seconds']:g} s a measurement; 1 game, {options['busy_games']} "
             f"busy games, {options['games']} games at 1 action/s, {options['idle_sockets']} "
-            "idle sockets; 5 screens a game (TV + 4 phones)"
+            "idle sockets (whole games); 5 screens a game (TV + 4 phones)"
         )
         with tempfile.TemporaryDirectory(prefix="splendor-bench-") as tmp:
             db_path = Path(tmp) / "bench.sqlite3"
@@ -495,7 +530,7 @@ class Command(BaseCommand):
             }
         )
         command = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "bench_web"]
-        for name in ("seconds", "games", "busy_games", "idle_sockets"):
+        for name in ("seconds", "games", "busy_games", "idle_sockets", "ping_every"):
             command.append(f"--{name.replace('_', '-')}={options[name]}")
         # Four measurements a server, two servers, connecting, start-up; then it is stopped.
         limit = 10 * options["seconds"] + 6 * WAIT + 300 + 3 * options["games"]
@@ -541,12 +576,13 @@ class Command(BaseCommand):
                     env.pop("DJANGO_SETTINGS_MODULE", None)
                 with daphne(app, env, log, Path(settings.BASE_DIR), server_cpu) as server:
                     try:
-                        results[name] = self.measure_target(Target(name, [server], deal), options)
+                        target = Target(name, [server], deal, options["ping_every"])
+                        results[name] = self.measure_target(target, options)
                     except (Closed, OSError) as error:
-                        raise CommandError(f"{name}: {error}\n{log.read_text()[-2000:]}") from None
-                    errors = results[name]["errors"]
-                    if errors:
-                        self.line(f"{name} server log tail:\n{log.read_text()[-1500:]}")
+                        raise CommandError(f"{name}: {error}\n{log_tail(log)}") from None
+                    tail = log_tail(log)
+                    if results[name]["errors"] and tail:
+                        self.line(f"{name} server log, without access lines:\n{tail}")
         self.print_table(results["project"], results["bare"])
 
     def measure_target(self, target: Target, options: dict[str, Any]) -> dict[str, Any]:
@@ -559,7 +595,7 @@ class Command(BaseCommand):
             if not players:
                 raise CommandError(f"{target.name}: {left_out[0]}")
             # First, while the server has freed nothing it could reuse for the new sockets.
-            memory = memory_per_socket(target, players[0].table, options["idle_sockets"])
+            memory = memory_per_socket(target, options["idle_sockets"])
             for label, games, period in (
                 ("alone", 1, None),
                 ("busy", options["busy_games"], None),
@@ -698,7 +734,7 @@ class Command(BaseCommand):
                     )
                     for index in range(workers)
                 ]
-                target = Target(f"{workers} workers", servers, project_table)
+                target = Target(f"{workers} workers", servers, project_table, options["ping_every"])
                 players: list[Player] = []
                 try:
                     left_out = add_players(target, players, games)
@@ -736,6 +772,15 @@ def client_cpus(cpus: list[int], server_cpu: int | None) -> Iterator[None]:
         yield
     finally:
         os.sched_setaffinity(0, set(cpus))
+
+
+ACCESS_LINE = re.compile(r"^\S+ - - \[")  # Daphne's access log: one line per connection
+
+
+def log_tail(log: Path, lines: int = 20) -> str:
+    """The end of a server's log without its access lines: errors and tracebacks."""
+    kept = [line for line in log.read_text().splitlines() if not ACCESS_LINE.match(line)]
+    return "\n".join(kept[-lines:])
 
 
 def listening(port: int) -> bool:

@@ -12,10 +12,11 @@ Finnish, so every per-language cache is used. --tables games run at once.
 
 After the first tenth of the games (the warm-up: imports, templates, caches
 filling), the process's RSS is measured, then again after every further tenth;
-at the end, the growth per 100 games in each half. tracemalloc runs during the
-last two tenths only (it slows play down several times): the Python memory held
-after the last tenth minus that held before it, by line of code. A cache without a bound
-shows as growth that does not level off, and as its line in that list.
+at the end, the growth per 100 games in each half (before tracemalloc starts).
+tracemalloc runs during the last two tenths only (it slows play down several
+times): the Python memory held after the last tenth minus that held before it,
+by line of code. A cache without a bound shows as growth that does not level
+off, and as its line in that list.
 
 Nothing touches the developer's database: the command re-runs itself in a child
 process whose settings point at a throwaway SQLite file (SPLENDOR_BOT_DELAY=0).
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
 import os
 import secrets
 import sys
@@ -217,7 +219,7 @@ class Command(BaseCommand):
             f"RSS {mb(rss_base)}"
         )
         checkpoints: list[tuple[int, int]] = []  # (games played, RSS)
-        step = max(1, (games - warm) // 10)
+        step = max(1, math.ceil((games - warm) / 10))  # ten checkpoints at most
         firsts = range(warm, games, step)
         snapshots: list[tracemalloc.Snapshot] = []
         for first in firsts:
@@ -226,17 +228,19 @@ class Command(BaseCommand):
                 tracemalloc.start(1)  # only now: it slows play down several times
             changes += await self.play(done, tables, bots)
             gc.collect()
+            rss = rss_bytes(os.getpid())
             if tracemalloc.is_tracing():
                 snapshots.append(tracemalloc.take_snapshot())
-            rss = rss_bytes(os.getpid())
-            checkpoints.append((done.stop, rss))
+            else:  # tracemalloc's own bookkeeping would count as growth
+                checkpoints.append((done.stop, rss))
             self.line(
                 f"{done.stop:>6} games, {changes:>8} changes, {clock() - started:>6.0f} s: "
-                f"RSS {mb(rss)} (+{mb(rss - rss_base)} since the warm-up)"
+                f"RSS {mb(rss)} (+{mb(rss - rss_base)} since the warm-up"
+                + (", tracemalloc's own memory included)" if snapshots else ")")
             )
         tracemalloc.stop()
-        traced_games = checkpoints[-1][0] - checkpoints[-2][0] if len(snapshots) == 2 else 0
-        self.report(checkpoints, warm, rss_base, snapshots, traced_games)
+        traced_games = min(games, firsts[-1] + step) - firsts[-1] if len(snapshots) == 2 else 0
+        self.report(checkpoints or [(warm, rss_base)], warm, rss_base, snapshots, traced_games)
 
     async def play(self, numbers: range, tables: int, bots: int) -> int:
         """Play these games, `tables` at a time; return their changes."""
@@ -265,10 +269,12 @@ class Command(BaseCommand):
         def per_100(grown: int, count: int) -> str:
             return f"{grown / 1024 / count * 100:,.0f} KB" if count else "-"
 
+        first_half = per_100(rss_middle - rss_base, middle - warm)
+        second_half = per_100(rss_end - rss_middle, played - middle)
         self.line(
-            f"Growth after the warm-up: RSS {mb(rss_end - rss_base)} over {played - warm} "
-            f"games; per 100 games {per_100(rss_middle - rss_base, middle - warm)} in the "
-            f"first half, {per_100(rss_end - rss_middle, played - middle)} in the second"
+            f"Growth after the warm-up, without tracemalloc: RSS {mb(rss_end - rss_base)} over "
+            f"{played - warm} games; per 100 games {first_half} in the first half, "
+            f"{second_half} in the second"
         )
         if not traced_games:
             return
