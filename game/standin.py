@@ -1,0 +1,94 @@
+"""The automatic stand-in: a bot plays for a phone that is away on its turn.
+
+When the host chose a wait (Game.stand_in_after), every change that leaves a
+human seat to play, and every phone that leaves, schedules one check after that
+wait, in a worker thread of the process that saw it (no screen needs to be
+connected). The check re-reads the game and the shared presence rows: if the
+game still stands at the version seen and the seat to play still has no phone,
+services.stand_in_for_away lets a bot play (its version check under the row
+lock means two processes checking the same turn make one stand-in, and the
+bot's move is claimed once). A phone that reconnects takes its seat back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.db import connections
+
+from game import presence
+from game.models import Game, Seat
+
+log = logging.getLogger(__name__)
+
+_pending: set[threading.Timer] = set()
+_pending_lock = threading.Lock()
+
+
+def watch(game_id: int, version: int, after: float) -> None:
+    """Check in `after` seconds whether the seat to play at `version` is still away."""
+    timer = threading.Timer(after, _run_check, (game_id, version))
+    timer.daemon = True
+    with _pending_lock:
+        _pending.add(timer)
+    timer.start()
+
+
+def watch_turn(game: Game, current: int | None, seats: list[Seat]) -> None:
+    """After a committed change: watch the turn if it is a human seat's (option on)."""
+    if game.stand_in_after is None or game.status != Game.Status.PLAYING:
+        return
+    if any(s.position == current and not s.is_bot for s in seats):
+        watch(game.id, game.version, game.stand_in_after)
+
+
+def phone_left(game_id: int) -> None:
+    """A phone's socket closed: watch the game from its version now."""
+    game = Game.objects.filter(pk=game_id).values("version", "stand_in_after", "status").first()
+    if game is None or game["stand_in_after"] is None or game["status"] != Game.Status.PLAYING:
+        return
+    watch(game_id, game["version"], game["stand_in_after"])
+
+
+def check(game_id: int, version: int) -> bool:
+    """Let a bot play for the seat to play at `version` if its phone is away; True if so."""
+    game = Game.objects.filter(pk=game_id, version=version).first()
+    if game is None or not game.state or game.stand_in_after is None:
+        return False
+    seat = game.seats.filter(position=game.state["current"], is_bot=False).first()
+    if seat is None or seat.pk in presence.connected(game_id):
+        return False
+    from game import services  # services schedules these checks: import it when used
+
+    return services.stand_in_for_away(game_id, seat.position, version)
+
+
+def _run_check(game_id: int, version: int) -> None:
+    try:
+        check(game_id, version)
+    except Exception:  # a check must never take the server down
+        log.exception("Stand-in check failed in game %s at version %s", game_id, version)
+    finally:
+        connections.close_all()  # this thread's connections only
+        with _pending_lock:
+            _pending.difference_update({t for t in _pending if t.finished.is_set()})
+
+
+def reclaim(code: str, player_key: str) -> None:
+    """A phone connects: if a stand-in plays its seat, give the seat back first."""
+    if not player_key:
+        return
+    game_id = Game.objects.filter(code=code.upper()).values_list("pk", flat=True).first()
+    if game_id is not None:
+        from game import services
+
+        services.take_seat_back(game_id, player_key)
+
+
+def cancel() -> None:
+    """Stop every scheduled check that has not started (tests)."""
+    with _pending_lock:
+        for timer in _pending:
+            timer.cancel()
+        _pending.clear()
