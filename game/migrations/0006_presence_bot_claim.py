@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("game", "0003_status_labels"),
+        ("game", "0005_bot_number_and_stand_in_after"),
     ]
 
     operations = [
