@@ -73,6 +73,11 @@ def _who(scope: dict[str, Any], code: str) -> tuple[int, bool, int | None, str] 
     return game["pk"], bool(player_key) and game["host_key"] == player_key, seat, player_key
 
 
+def _take_seat_back(scope: dict[str, Any], code: str) -> None:
+    """A phone connects: if a stand-in plays its seat, it plays again at once."""
+    standin.reclaim(code, _player_key(scope))
+
+
 def _read_table(game_id: int) -> tuple[Room, GameView | None, frozenset[int]]:
     """A table screen's full view: one read of the game and its presence."""
     room, _holders, state = read(game_id)
@@ -126,7 +131,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         kwargs = self.scope["url_route"]["kwargs"]
         self.role = kwargs["role"]
         if self.role == "seat":  # a phone back from away plays its seat again at once
-            await database_sync_to_async(standin.reclaim)(kwargs["code"], _player_key(self.scope))
+            await database_sync_to_async(_take_seat_back)(self.scope, kwargs["code"])
         who = await database_sync_to_async(_who)(self.scope, kwargs["code"])
         if who is None:
             await self.close(code=4404)

@@ -86,12 +86,17 @@ def _card_facts(card_id: int) -> dict[str, object]:
     return {"level": shown.level, "colour": _card_colour(NAMES[shown.bonus])}
 
 
+def _reason_card(reason: Reason) -> dict[str, object]:
+    """The card the action buys or reserves, as the Reason names it."""
+    return {"level": reason.level, "colour": _card_colour(reason.colour)}
+
+
 def _gems(colours: tuple[str, ...]) -> str:
     return ", ".join(_gem_name(c) for c in colours)
 
 
 def _buy_sentence(reason: Reason) -> str:
-    facts = {**_card_facts(reason.card), "points": reason.points, "goal": WINNING_POINTS}
+    facts = {**_reason_card(reason), "points": reason.points, "goal": WINNING_POINTS}
     if reason.wins:
         text = _("Buy the level-%(level)s %(colour)s card: it brings you to %(goal)s points.")
     elif reason.noble and reason.noble_missing == 0:
@@ -133,7 +138,7 @@ def _reserve_sentence(reason: Reason) -> str:
         )
     else:
         text = _("Reserve the level-%(level)s %(colour)s card: nobody else can buy it now.")
-    return text % _card_facts(reason.card)
+    return text % _reason_card(reason)
 
 
 def _gems_sentence(reason: Reason) -> str:
