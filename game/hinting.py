@@ -1,4 +1,4 @@
-""" "Suggest a move": what the hard bot would play for a phone's seat, in one sentence.
+"""The "Suggest a move" hint: what the hard bot would play for a phone's seat, in one sentence.
 
 The engine (game.engine.hints) chooses the action and gives the facts behind
 it as a Reason; this module turns those facts into one translated sentence and

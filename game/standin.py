@@ -64,9 +64,16 @@ def check(game_id: int, version: int) -> bool:
     return services.stand_in_for_away(game_id, seat.position, version)
 
 
+def check_now(game_id: int, version: int) -> bool:
+    """`check`, again a few times while SQLite is busy with another writer."""
+    from game import services
+
+    return services._retrying(check, game_id, version)
+
+
 def _run_check(game_id: int, version: int) -> None:
     try:
-        check(game_id, version)
+        check_now(game_id, version)
     except Exception:  # a check must never take the server down
         log.exception("Stand-in check failed in game %s at version %s", game_id, version)
     finally:
