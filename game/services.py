@@ -579,6 +579,7 @@ def resume_bot_turns_once() -> None:
 def _resume_quietly() -> None:
     try:
         resume_bot_turns()
+        standin.resume_checks()  # and the waits for away phones
     except Exception:
         log.exception("Could not resume the bots' turns")
     finally:

@@ -51,6 +51,19 @@ def phone_left(game_id: int) -> None:
     watch(game_id, game["version"], game["stand_in_after"])
 
 
+def resume_checks() -> int:
+    """After a server start: watch every running game with the option on; return how many.
+
+    The checks scheduled before the restart died with the old process; a game
+    whose seat to play is a bot needs none (the check then does nothing).
+    """
+    games = Game.objects.filter(status=Game.Status.PLAYING, stand_in_after__isnull=False)
+    found = list(games.values_list("pk", "version", "stand_in_after"))
+    for game_id, version, after in found:
+        watch(game_id, version, after or 0)
+    return len(found)
+
+
 def check(game_id: int, version: int) -> bool:
     """Let a bot play for the seat to play at `version` if its phone is away; True if so."""
     game = Game.objects.filter(pk=game_id, version=version).first()

@@ -137,3 +137,13 @@ async def test_no_stand_in_while_the_phone_is_connected(screens: Screens) -> Non
         await db(timer.join)(30)
     assert not (await db(_seat)(table, 0)).is_bot
     assert (await db(game)(table.game_id)).version == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_a_restart_the_waits_for_away_phones_resume() -> None:
+    table = _table_with_stand_in(seconds=1)
+    standin.cancel()  # the old process died with its timers
+    assert standin.resume_checks() == 1
+    _settle(table, 1)
+    assert _seat(table, 0).bot_kind == STAND_IN
+    assert _consistent(table)[0] == 0
