@@ -249,6 +249,9 @@ class GameConsumer(AsyncWebsocketConsumer):
                 if self.room is not None and self.room.version != seen:
                     return  # the game moved on meanwhile: this hint is no longer current
                 await self.send_quietly(hinting.answer_html(hinting.shown(hint, seen)))
+        except Exception:  # a task of its own: nobody else would hear of a failure
+            log.exception("Hint for %s failed", self.channel_name)
+            await self.send_flash(_("Something went wrong; please try again."))
         finally:
             self.thinking = False
 
