@@ -13,6 +13,7 @@ import pytest
 from django.utils import translation
 
 from game import hinting
+from game.engine import legal_actions, new_game
 from game.engine.actions import parse_action
 from game.engine.hints import (
     BUY_CARD,
@@ -24,6 +25,7 @@ from game.engine.hints import (
     TAKE_GEMS,
     Reason,
 )
+from game.engine.rules import apply_action
 from tests.web.helpers import (
     Screens,
     db,
@@ -170,3 +172,19 @@ async def test_a_hint_in_german_and_its_control(screens: Screens) -> None:
     assert "Nichts wird gespielt" in message
     # The answer lands in the panel the phone shows now.
     assert 'id="hint-answer-0"' in ada.view and notation in ada.view
+
+
+def test_a_hint_in_the_give_back_step_preselects_the_gems() -> None:
+    """Giving back tokens is part of one's turn too: the hint fills the return picker."""
+    state = new_game(2, 7, 0)
+    while state.phase != "return":  # take or reserve, never buy, until someone holds too many
+        hoard = [a for a in legal_actions(state) if a.kind in ("take", "reserve")]
+        most = max(hoard, key=lambda a: (a.kind == "take", len(a.gems)))
+        apply_action(state, most, seat=state.current)
+    hint = hinting.think(state, state.current)
+    assert hint.action.kind == "return"
+    assert hint.action.notation() in {a.notation() for a in legal_actions(state)}
+    with translation.override("fi"):
+        shown = hinting.shown(hint, state.moves)
+    assert shown.preselect == hint.action.notation() and not shown.open
+    assert shown.sentence.startswith("Palauta jalokivet")
