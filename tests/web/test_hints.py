@@ -24,6 +24,7 @@ from game.engine.hints import (
     RETURN_GEMS,
     TAKE_GEMS,
     Reason,
+    suggest,
 )
 from game.engine.rules import apply_action
 from tests.web.helpers import (
@@ -188,3 +189,21 @@ def test_a_hint_in_the_give_back_step_preselects_the_gems() -> None:
         shown = hinting.shown(hint, state.moves)
     assert shown.preselect == hint.action.notation() and not shown.open
     assert shown.sentence.startswith("Palauta jalokivet")
+
+
+def test_the_hint_reads_nothing_hidden_from_its_seat() -> None:
+    """Shuffle the decks and swap another seat's blind card: the same hint, word for word."""
+    state = new_game(2, 11, 1)
+    apply_action(state, parse_action("reserve:d1"), seat=1)  # Bob's blind card
+    other = state.copy()
+    for deck in other.decks:
+        deck.reverse()
+    blind = other.players[1].reserved[0]
+    other.players[1].reserved[0], other.decks[0][0] = other.decks[0][0], blind
+    assert other.players[1].reserved != state.players[1].reserved
+    said = []
+    for seen in (state, other):
+        hint = suggest(seen, 0, budget=None, playouts=40, seed=5)
+        with translation.override("de"):
+            said.append(hinting.shown(hint, seen.moves))
+    assert said[0] == said[1]
