@@ -26,9 +26,13 @@ _pending: set[threading.Timer] = set()
 _pending_lock = threading.Lock()
 
 
-def watch(game_id: int, version: int, after: float) -> None:
-    """Check in `after` seconds whether the seat to play at `version` is still away."""
-    timer = threading.Timer(after, _run_check, (game_id, version))
+def watch(game_id: int, version: int, after: float, seen_away: bool) -> None:
+    """Check in `after` seconds whether the seat to play at `version` is away.
+
+    `seen_away`: its phone was already away when this wait began (else the
+    check that finds it away waits once more, so it was away a whole wait).
+    """
+    timer = threading.Timer(after, _run_check, (game_id, version, seen_away))
     timer.daemon = True
     with _pending_lock:
         _pending.add(timer)
@@ -39,8 +43,10 @@ def watch_turn(game: Game, current: int | None, seats: list[Seat]) -> None:
     """After a committed change: watch the turn if it is a human seat's (option on)."""
     if game.stand_in_after is None or game.status != Game.Status.PLAYING:
         return
-    if any(s.position == current and not s.is_bot for s in seats):
-        watch(game.id, game.version, game.stand_in_after)
+    seat = next((s for s in seats if s.position == current and not s.is_bot), None)
+    if seat is not None:
+        away = seat.pk not in presence.connected(game.id)
+        watch(game.id, game.version, game.stand_in_after, away)
 
 
 def phone_left(game_id: int) -> None:
@@ -48,7 +54,7 @@ def phone_left(game_id: int) -> None:
     game = Game.objects.filter(pk=game_id).values("version", "stand_in_after", "status").first()
     if game is None or game["stand_in_after"] is None or game["status"] != Game.Status.PLAYING:
         return
-    watch(game_id, game["version"], game["stand_in_after"])
+    watch(game_id, game["version"], game["stand_in_after"], True)
 
 
 def resume_checks() -> int:
@@ -60,33 +66,42 @@ def resume_checks() -> int:
     games = Game.objects.filter(status=Game.Status.PLAYING, stand_in_after__isnull=False)
     found = list(games.values_list("pk", "version", "stand_in_after"))
     for game_id, version, after in found:
-        watch(game_id, version, after or 0)
+        watch(game_id, version, after or 0, False)
     return len(found)
 
 
-def check(game_id: int, version: int) -> bool:
-    """Let a bot play for the seat to play at `version` if its phone is away; True if so."""
+def check(game_id: int, version: int, seen_away: bool = True) -> bool:
+    """Let a bot play for the seat to play at `version` if its phone is away; True if so.
+
+    A phone still there is watched on (its process may die without a goodbye:
+    its presence row then expires); one found away that was not away when the
+    wait began gets one more wait.
+    """
     game = Game.objects.filter(pk=game_id, version=version).first()
     if game is None or not game.state or game.stand_in_after is None:
         return False
     seat = game.seats.filter(position=game.state["current"], is_bot=False).first()
-    if seat is None or seat.pk in presence.connected(game_id):
+    if seat is None:
+        return False
+    away = seat.pk not in presence.connected(game_id)
+    if not (away and seen_away):
+        watch(game_id, version, game.stand_in_after, away)
         return False
     from game import services  # services schedules these checks: import it when used
 
     return services.stand_in_for_away(game_id, seat.position, version)
 
 
-def check_now(game_id: int, version: int) -> bool:
+def check_now(game_id: int, version: int, seen_away: bool = True) -> bool:
     """`check`, again a few times while SQLite is busy with another writer."""
     from game import services
 
-    return services._retrying(check, game_id, version)
+    return services._retrying(lambda g, v: check(g, v, seen_away), game_id, version)
 
 
-def _run_check(game_id: int, version: int) -> None:
+def _run_check(game_id: int, version: int, seen_away: bool) -> None:
     try:
-        check_now(game_id, version)
+        check_now(game_id, version, seen_away)
     except Exception:  # a check must never take the server down
         log.exception("Stand-in check failed in game %s at version %s", game_id, version)
     finally:
@@ -107,8 +122,14 @@ def reclaim(code: str, player_key: str) -> None:
 
 
 def cancel() -> None:
-    """Stop every scheduled check that has not started (tests)."""
-    with _pending_lock:
-        for timer in _pending:
+    """Stop every scheduled check, and wait for any running one to end (tests)."""
+    while True:
+        with _pending_lock:
+            timers = list(_pending)
+            _pending.clear()
+        if not timers:
+            return
+        for timer in timers:
             timer.cancel()
-        _pending.clear()
+        for timer in timers:
+            timer.join(30)  # a running check may schedule another: the loop stops it too

@@ -19,8 +19,14 @@ from tests.web.helpers import Screens, Table, db, game, my_turn, open_lobby, sta
 
 @pytest.fixture(autouse=True)
 def no_checks_left() -> object:
+    """No check or bot turn may still run when the test's database is flushed."""
     yield None
-    standin.cancel()
+    while standin._pending or services._pending:
+        standin.cancel()
+        bots = list(services._pending)
+        services.cancel_bot_turns()
+        for timer in bots:
+            timer.join(30)
 
 
 def _lobby_with_stand_in(seconds: int | None) -> Table:
@@ -69,6 +75,20 @@ def test_a_check_stands_in_only_for_an_away_phone_on_an_unchanged_turn() -> None
     ada.refresh_from_db()
     assert ada.is_bot and ada.bot_kind == STAND_IN and ada.player_key == table.player(0).key
     assert not standin.check(table.game_id, 0)  # a second check changes nothing
+
+
+@pytest.mark.django_db
+def test_a_phone_there_is_watched_on_and_one_gone_since_gets_one_more_wait() -> None:
+    table = _table_with_stand_in(seconds=30)
+    ada = _seat(table, 0)
+    presence.arrive(table.game_id, ada.pk, "ada-phone")
+    standin.cancel()
+    assert not standin.check(table.game_id, 0, seen_away=False)
+    assert len(standin._pending) == 1  # watched on, in case its process dies silently
+    presence.leave("ada-phone")  # gone (or its row expired) since the wait began
+    assert not standin.check(table.game_id, 0, seen_away=False)
+    assert len(standin._pending) == 2 and not _seat(table, 0).is_bot
+    assert standin.check(table.game_id, 0, seen_away=True)  # away a whole wait
 
 
 @pytest.mark.django_db
