@@ -132,4 +132,5 @@ def cancel() -> None:
         for timer in timers:
             timer.cancel()
         for timer in timers:
-            timer.join(30)  # a running check may schedule another: the loop stops it too
+            if timer.ident is not None:  # started (a cancelled one not yet started stays idle)
+                timer.join(30)  # a running check may schedule another: the loop stops it too
