@@ -47,7 +47,7 @@ def _seat(table: Table, position: int) -> Seat:
 
 def _settle(table: Table, version: int) -> None:
     """Run the scheduled checks and bot turns until the game reaches `version`."""
-    for _ in range(20):
+    for _ in range(200):
         if game(table.game_id).version >= version:
             return
         for timer in list(standin._pending) + list(services._pending):
