@@ -12,7 +12,7 @@ import re
 import pytest
 from django.utils import translation
 
-from game import hinting
+from game import hinting, inbound
 from game.engine import legal_actions, new_game
 from game.engine.actions import parse_action
 from game.engine.hints import (
@@ -207,3 +207,11 @@ def test_the_hint_reads_nothing_hidden_from_its_seat() -> None:
         with translation.override("de"):
             said.append(hinting.shown(hint, seen.moves))
     assert said[0] == said[1]
+
+
+def test_the_hint_message_is_read_like_any_other() -> None:
+    assert inbound.read_message('{"hint": true, "version": "3"}') == inbound.Inbound(
+        "hint", version=3
+    )
+    assert inbound.read_message('{"hint": true}').kind == "hint"
+    assert inbound.read_message('{"hint": "yes", "version": 3}').kind == "bad"
