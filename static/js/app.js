@@ -212,6 +212,7 @@
     var h = hand();
     if (!socket || !h) return;
     button.disabled = true;  // the new hint panel of the next version enables it again
+    button.textContent = button.getAttribute("data-thinking") || button.textContent;
     socket.send(JSON.stringify({ hint: true, version: h.getAttribute("data-version") }));
   }
   // Put the hinted gems into their picker; the player still confirms them.
