@@ -24,7 +24,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from game import events, inbound, presence, services
+from game import events, hinting, inbound, presence, services, standin
 from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
@@ -73,6 +73,11 @@ def _who(scope: dict[str, Any], code: str) -> tuple[int, bool, int | None, str] 
     return game["pk"], bool(player_key) and game["host_key"] == player_key, seat, player_key
 
 
+def _take_seat_back(scope: dict[str, Any], code: str) -> None:
+    """A phone connects: if a stand-in plays its seat, it plays again at once."""
+    standin.reclaim(code, _player_key(scope))
+
+
 def _read_table(game_id: int) -> tuple[Room, GameView | None, frozenset[int]]:
     """A table screen's full view: one read of the game and its presence."""
     room, _holders, state = read(game_id)
@@ -106,6 +111,8 @@ class GameConsumer(AsyncWebsocketConsumer):
     here: frozenset[int] = frozenset()
     refreshed: float = 0.0
     gone: bool = False
+    thinking: bool = False  # a hint is being computed for this socket
+    hint_task: asyncio.Future[None] | None = None
     port: str = "8000"
     csrf: str = ""
 
@@ -123,6 +130,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.limit = inbound.RateLimit()
         kwargs = self.scope["url_route"]["kwargs"]
         self.role = kwargs["role"]
+        if self.role == "seat":  # a phone back from away plays its seat again at once
+            await database_sync_to_async(_take_seat_back)(self.scope, kwargs["code"])
         who = await database_sync_to_async(_who)(self.scope, kwargs["code"])
         if who is None:
             await self.close(code=4404)
@@ -164,6 +173,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             if self.seat_id is not None:
                 await database_sync_to_async(presence.leave)(self.channel_name)
                 await self.announce_presence(game_id)
+                await database_sync_to_async(standin.phone_left)(game_id)
         except Exception:  # the layer or the database went away: the row expires by itself
             log.exception("Could not forget the presence of %s", self.channel_name)
 
@@ -195,6 +205,10 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_flash(message.problem)
         elif self.seat_id is None:
             await self.send_flash(_("This screen shows the table; play from your phone."))
+        elif message.kind == "hint":
+            if not self.thinking:  # one at a time; the socket keeps serving meanwhile
+                self.thinking = True
+                self.hint_task = asyncio.ensure_future(self.hint(message.version))
         else:
             await self.play(message.action, message.version)
 
@@ -219,6 +233,28 @@ class GameConsumer(AsyncWebsocketConsumer):
                 # Only this screen hears about it; nothing changed anywhere.
                 await self.send_flash(refusal.message)
                 await self.send_full()
+
+    async def hint(self, version: int | None) -> None:
+        """Answer "Suggest a move" to this socket only; nothing changes."""
+        try:
+            with translation.override(self.language):
+                try:
+                    state, position, seen = await database_sync_to_async(hinting.read_for_hint)(
+                        self.game_id, self.seat_id, version
+                    )
+                except hinting.NoHint as refusal:
+                    await self.send_flash(refusal.message)
+                    return
+                # The search thinks for a second: off the event loop, with no database.
+                hint = await asyncio.to_thread(hinting.think, state, position)
+                if self.room is not None and self.room.version != seen:
+                    return  # the game moved on meanwhile: this hint is no longer current
+                await self.send_quietly(hinting.answer_html(hinting.shown(hint, seen)))
+        except Exception:  # a task of its own: nobody else would hear of a failure
+            log.exception("Hint for %s failed", self.channel_name)
+            await self.send_flash(_("Something went wrong; please try again."))
+        finally:
+            self.thinking = False
 
     def scope_player_key(self) -> str:
         return _player_key(self.scope)

@@ -27,7 +27,7 @@ MAX_ACTION_LENGTH = 64
 # Versions are move counts; a real game has a few hundred at most.
 MAX_VERSION = 10**9
 
-Kind = Literal["sync", "action", "ping", "bad"]
+Kind = Literal["sync", "action", "ping", "hint", "bad"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +99,8 @@ def read_message(text_data: str | None, bytes_data: bytes | None = None) -> Inbo
         return Inbound("ping")
     if message.get("sync") is True:
         return Inbound("sync")
+    if message.get("hint") is True:  # "Suggest a move", at the version the phone shows
+        return Inbound("hint", version=_version(message.get("version")))
     action = _action(message.get("action"))
     version = _version(message.get("version"))
     if action is None or version is None:

@@ -178,6 +178,11 @@ def _playing(
             "current_name": room.seats[view.current].name,
         },
     )
+    # "Suggest a move" (game.hinting): a fresh, empty answer at every version, so
+    # an answer computed for an older version has nowhere to appear.
+    found["hint"] = regions.absent("hint")
+    if my_turn:
+        found["hint"] = regions.render("phone/regions/hint.html", {"version": room.version})
     # Controls that come and go stay in place as empty elements, so the phone's
     # layout (its list of regions) stays the same and only what changed is sent.
     found["return-picker"] = regions.absent("return-picker")

@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from game import events, names, presence, rejoin_guard
+from game import events, names, presence, rejoin_guard, standin
 from game.bot_levels import LEVELS, STAND_IN_CHOICES, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
 from game.engine.rules import apply_action
@@ -87,6 +87,8 @@ def _publish_after_commit(
         events.publish(room, holders, state, gone)
         if bot_next:
             schedule_bot_turn(game.id, game.version)
+        elif state is not None:
+            standin.watch_turn(game, state.current, seats)  # a phone away too long gets a bot
 
     transaction.on_commit(after_commit, robust=True)  # committed: a failed send is only logged
 
@@ -577,6 +579,7 @@ def resume_bot_turns_once() -> None:
 def _resume_quietly() -> None:
     try:
         resume_bot_turns()
+        standin.resume_checks()  # and the waits for away phones
     except Exception:
         log.exception("Could not resume the bots' turns")
     finally:

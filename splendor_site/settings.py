@@ -237,6 +237,8 @@ SPLENDOR_ADMIN = _env_flag("SPLENDOR_ADMIN", "0")
 SPLENDOR_BOT_DELAY = float(os.environ.get("SPLENDOR_BOT_DELAY", "1.2"))
 # Seconds the hard (search) bot thinks about each move; the pause above is not added.
 SPLENDOR_HARD_BOT_SECONDS = float(os.environ.get("SPLENDOR_HARD_BOT_SECONDS", "1.0"))
+# Seconds the search thinks when a player asks "Suggest a move".
+SPLENDOR_HINT_SECONDS = float(os.environ.get("SPLENDOR_HINT_SECONDS", "1.0"))
 
 
 def _env_number(name: str, default: float) -> float:

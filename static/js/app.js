@@ -212,6 +212,24 @@
     refreshPicker(picker);
   }
 
+  // ---- "Suggest a move": the answer arrives as its own region (game/hinting.py)
+  function askHint(button) {
+    var h = hand();
+    if (!socket || !h) return;
+    button.disabled = true;  // the new hint panel of the next version enables it again
+    button.textContent = button.getAttribute("data-thinking") || button.textContent;
+    socket.send(JSON.stringify({ hint: true, version: h.getAttribute("data-version") }));
+  }
+  // Put the hinted gems into their picker; the player still confirms them.
+  function preselect(notation) {
+    var parts = notation.split(":");
+    var picker = document.querySelector('[data-picker="' + parts[0] + '"]');
+    if (!picker) return;
+    picker._selection = (parts[1] || "").split("");
+    refreshPicker(picker);
+    picker.scrollIntoView({ behavior: "smooth", block: "center" });
+  }
+
   // ---- action sheets
   function openSheet(templateId) {
     var tpl = document.getElementById(templateId);
@@ -251,6 +269,8 @@
       picker._selection = [];
       return;
     }
+    if (t.hasAttribute("data-hint")) { askHint(t); return; }
+    if (t.hasAttribute("data-preselect")) { preselect(t.getAttribute("data-preselect")); return; }
     if (t.hasAttribute("data-open")) { openSheet(t.getAttribute("data-open")); return; }
     if (t.hasAttribute("data-close")) { closeSheet(); return; }
     if (t.hasAttribute("data-action")) {

@@ -1,0 +1,136 @@
+"""The automatic stand-in: a bot plays for a phone that is away on its turn.
+
+When the host chose a wait (Game.stand_in_after), every change that leaves a
+human seat to play, and every phone that leaves, schedules one check after that
+wait, in a worker thread of the process that saw it (no screen needs to be
+connected). The check re-reads the game and the shared presence rows: if the
+game still stands at the version seen and the seat to play still has no phone,
+services.stand_in_for_away lets a bot play (its version check under the row
+lock means two processes checking the same turn make one stand-in, and the
+bot's move is claimed once). A phone that reconnects takes its seat back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.db import connections
+
+from game import presence
+from game.models import Game, Seat
+
+log = logging.getLogger(__name__)
+
+_pending: set[threading.Timer] = set()
+_pending_lock = threading.Lock()
+
+
+def watch(game_id: int, version: int, after: float, seen_away: bool) -> None:
+    """Check in `after` seconds whether the seat to play at `version` is away.
+
+    `seen_away`: its phone was already away when this wait began (else the
+    check that finds it away waits once more, so it was away a whole wait).
+    """
+    timer = threading.Timer(after, _run_check, (game_id, version, seen_away))
+    timer.daemon = True
+    with _pending_lock:
+        _pending.add(timer)
+    timer.start()
+
+
+def watch_turn(game: Game, current: int | None, seats: list[Seat]) -> None:
+    """After a committed change: watch the turn if it is a human seat's (option on)."""
+    if game.stand_in_after is None or game.status != Game.Status.PLAYING:
+        return
+    seat = next((s for s in seats if s.position == current and not s.is_bot), None)
+    if seat is not None:
+        away = seat.pk not in presence.connected(game.id)
+        watch(game.id, game.version, game.stand_in_after, away)
+
+
+def phone_left(game_id: int) -> None:
+    """A phone's socket closed: watch the game from its version now."""
+    game = Game.objects.filter(pk=game_id).values("version", "stand_in_after", "status").first()
+    if game is None or game["stand_in_after"] is None or game["status"] != Game.Status.PLAYING:
+        return
+    watch(game_id, game["version"], game["stand_in_after"], True)
+
+
+def resume_checks() -> int:
+    """After a server start: watch every running game with the option on; return how many.
+
+    The checks scheduled before the restart died with the old process; a game
+    whose seat to play is a bot needs none (the check then does nothing).
+    """
+    games = Game.objects.filter(status=Game.Status.PLAYING, stand_in_after__isnull=False)
+    found = list(games.values_list("pk", "version", "stand_in_after"))
+    for game_id, version, after in found:
+        watch(game_id, version, after or 0, False)
+    return len(found)
+
+
+def check(game_id: int, version: int, seen_away: bool = True) -> bool:
+    """Let a bot play for the seat to play at `version` if its phone is away; True if so.
+
+    A phone still there is watched on (its process may die without a goodbye:
+    its presence row then expires); one found away that was not away when the
+    wait began gets one more wait.
+    """
+    game = Game.objects.filter(pk=game_id, version=version).first()
+    if game is None or not game.state or game.stand_in_after is None:
+        return False
+    seat = game.seats.filter(position=game.state["current"], is_bot=False).first()
+    if seat is None:
+        return False
+    away = seat.pk not in presence.connected(game_id)
+    if not (away and seen_away):
+        watch(game_id, version, game.stand_in_after, away)
+        return False
+    from game import services  # services schedules these checks: import it when used
+
+    return services.stand_in_for_away(game_id, seat.position, version)
+
+
+def check_now(game_id: int, version: int, seen_away: bool = True) -> bool:
+    """`check`, again a few times while SQLite is busy with another writer."""
+    from game import services
+
+    return services._retrying(lambda g, v: check(g, v, seen_away), game_id, version)
+
+
+def _run_check(game_id: int, version: int, seen_away: bool) -> None:
+    try:
+        check_now(game_id, version, seen_away)
+    except Exception:  # a check must never take the server down
+        log.exception("Stand-in check failed in game %s at version %s", game_id, version)
+    finally:
+        connections.close_all()  # this thread's connections only
+        with _pending_lock:
+            _pending.difference_update({t for t in _pending if t.finished.is_set()})
+
+
+def reclaim(code: str, player_key: str) -> None:
+    """A phone connects: if a stand-in plays its seat, give the seat back first."""
+    if not player_key:
+        return
+    game_id = Game.objects.filter(code=code.upper()).values_list("pk", flat=True).first()
+    if game_id is not None:
+        from game import services
+
+        services.take_seat_back(game_id, player_key)
+
+
+def cancel() -> None:
+    """Stop every scheduled check, and wait for any running one to end (tests)."""
+    while True:
+        with _pending_lock:
+            timers = list(_pending)
+            _pending.clear()
+        if not timers:
+            return
+        for timer in timers:
+            timer.cancel()
+        for timer in timers:
+            if timer.ident is not None:  # started (a cancelled one not yet started stays idle)
+                timer.join(30)  # a running check may schedule another: the loop stops it too
