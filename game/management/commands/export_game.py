@@ -15,7 +15,7 @@ from game.models import Game
 
 
 class Command(BaseCommand):
-    help = "Write a started game as a game record (docs/game-record.md)."
+    help = "Write a started game as a game record (README.md, Game records)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("code", help="the game's room code")
