@@ -32,8 +32,8 @@ from typing import Any
 LOOPBACK = "127.0.0.1"
 SOCKET_TIMEOUT = 10.0  # seconds a screen may take to show an action before it counts as lost
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-VERSION = re.compile(r'id="(?:screen-meta|hand-meta)"[^>]*?data-version="(\d+)"')
-HAND_VERSION = re.compile(r'id="hand-meta"[^>]*?data-version="(\d+)"')
+VERSION = re.compile(r'id="(?:screen|hand)(?:-meta)?"[^>]*?data-version="(\d+)"')
+HAND_VERSION = re.compile(r'id="hand(?:-meta)?"[^>]*?data-version="(\d+)"')
 clock = time.perf_counter
 
 
