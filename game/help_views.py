@@ -34,7 +34,7 @@ def game_log(request: HttpRequest, code: str) -> HttpResponse:
     names = list(game.seats.order_by("position").values_list("name", flat=True))
     if not game.state:
         return render(request, "parts/game_log.html", {"log": []})
-    context = log_context(game.id, game.version, names)
+    context = log_context(game.id, game.code, game.version, names)
     context["outcome"] = _outcome_line(services.load_state(game), names)
     return render(request, "parts/game_log.html", context)
 
