@@ -16,10 +16,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from game import archive, rendering, services
+from game import archive, history, rendering, services
 from game.bot_levels import seat_name
 from game.engine import GameState, new_game, outcome, parse_action
-from game.engine import replay as replay_moves
 from game.engine.rules import apply_action
 from game.models import Game
 from game.readmodel import Room, SeatInfo
@@ -187,18 +186,13 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
     )
     last = len(ends) - 1
     step = _step(step_text, last)
-    state = replay_moves(
-        game.seats.count(),
-        game.seed,
-        moves[: ends[step]],
-        first_player=game.first_player,
-        no_gold_small=game.house_no_gold_small,
-    )
+    state = new_game(game.seats.count(), game.seed, game.first_player, game.house_no_gold_small)
+    told = history.play_through(state, moves[: ends[step]])  # the state and its turns
     room = _room(game, state)
     return {
         "snap": room,
         # The TV's own table regions, from the table's projection at that step.
-        "table": rendering.render_replay_table(room, state),
+        "table": rendering.render_replay_table(room, state, history.encode_recent(told)),
         "step": step,
         "last": last,
         "previous": max(step - 1, 0),

@@ -24,7 +24,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from game import events, hinting, inbound, presence, services, standin
+from game import events, hinting, history, inbound, presence, services, standin
 from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
@@ -78,21 +78,23 @@ def _take_seat_back(scope: dict[str, Any], code: str) -> None:
     standin.reclaim(code, _player_key(scope))
 
 
-def _read_table(game_id: int) -> tuple[Room, GameView | None, frozenset[int]]:
-    """A table screen's full view: one read of the game and its presence."""
+def _read_table(game_id: int) -> tuple[Room, GameView | None, str, frozenset[int]]:
+    """A table screen's full view: one read of the game, its recent turns and presence."""
     room, _holders, state = read(game_id)
     view = view_for(state, TABLE) if state is not None else None
-    return room, view, presence.connected(game_id)
+    log = history.recent(game_id, room.code, state.moves) if state is not None else ""
+    return room, view, log, presence.connected(game_id)
 
 
-def _read_seat(game_id: int, seat_id: int) -> tuple[Room, GameView | None, str, int]:
-    """A phone's full view: the room, its own projection, its holder and position."""
+def _read_seat(game_id: int, seat_id: int) -> tuple[Room, GameView | None, str, str, int]:
+    """A phone's full view: the room, its projection, recent turns, its holder and position."""
     room, holders, state = read(game_id)
     seat = next((s for s in room.seats if s.id == seat_id), None)
     if seat is None:
-        return room, None, "", -1
+        return room, None, "", "", -1
     view = view_for(state, seat.position) if state is not None else None
-    return room, view, holders.get(seat_id, ""), seat.position
+    log = history.recent(game_id, room.code, state.moves) if state is not None else ""
+    return room, view, log, holders.get(seat_id, ""), seat.position
 
 
 class GameConsumer(AsyncWebsocketConsumer):
@@ -108,6 +110,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     # What a table screen shows now, to re-render it when presence changes.
     room: Room | None = None
     view: GameView | None = None
+    log: str = ""  # the recent turns (game.history.encode_recent)
     here: frozenset[int] = frozenset()
     refreshed: float = 0.0
     gone: bool = False
@@ -264,6 +267,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def table_changed(self, event: dict[str, Any]) -> None:
         self.room = decode_room(event["room"])
         self.view = decode_view(event["view"]) if event["view"] else None
+        self.log = event.get("log", "")
         await self.send_table()
 
     async def presence_changed(self, event: dict[str, Any]) -> None:
@@ -282,7 +286,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         # A phone keeps nothing but its region hashes: the next event brings all it needs.
         view = decode_view(event["view"]) if event["view"] else None
-        await self.send_phone(room, view, event["position"])
+        await self.send_phone(room, view, event.get("log", ""), event["position"])
 
     # ------------------------------------------------------------ to the screen
 
@@ -292,18 +296,18 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         self.shown.forget()
         if self.seat_id is None:
-            self.room, self.view, self.here = await database_sync_to_async(_read_table)(
+            self.room, self.view, self.log, self.here = await database_sync_to_async(_read_table)(
                 self.game_id
             )
             await self.send_table()
             return
-        room, view, holder, position = await database_sync_to_async(_read_seat)(
+        room, view, log, holder, position = await database_sync_to_async(_read_seat)(
             self.game_id, self.seat_id
         )
         if holder != self.holder:
             await self.send_gone(room.code)
             return
-        await self.send_phone(room, view, position)
+        await self.send_phone(room, view, log, position)
 
     async def send_table(self) -> None:
         assert self.room is not None
@@ -313,15 +317,16 @@ class GameConsumer(AsyncWebsocketConsumer):
             screen = table_screen(
                 room,
                 self.view,
+                log=self.log,
                 is_host=self.is_host,
                 url=url,
                 csrf=self.csrf,
             )
             await self.send_quietly(self.shown.frame(screen))
 
-    async def send_phone(self, room: Room, view: GameView | None, position: int) -> None:
+    async def send_phone(self, room: Room, view: GameView | None, log: str, position: int) -> None:
         with translation.override(self.language):
-            await self.send_quietly(self.shown.frame(phone_screen(room, view, position)))
+            await self.send_quietly(self.shown.frame(phone_screen(room, view, position, log)))
 
     async def send_gone(self, code: str) -> None:
         if self.gone:

@@ -32,16 +32,24 @@ def seat_group(game_id: int, seat_id: int) -> str:
 
 
 def messages(
-    room: Room, holders: dict[int, str], state: GameState | None, gone: tuple[int, ...] = ()
+    room: Room,
+    holders: dict[int, str],
+    state: GameState | None,
+    gone: tuple[int, ...] = (),
+    log: str = "",
 ) -> list[tuple[str, dict[str, Any]]]:
     """Build the messages of one change: one per audience, each view computed once.
 
     `holders` digests each seat's player key (a phone that no longer matches has
-    lost its seat); `gone` are seats removed by this change.
+    lost its seat); `gone` are seats removed by this change; `log` the game's
+    recent turns (game.history.encode_recent), the same for every screen.
     """
     text = encode_room(room)
     sent: list[tuple[str, dict[str, Any]]] = [
-        (table_group(room.id), {"type": "table.changed", "room": text, "view": table_view(state)})
+        (
+            table_group(room.id),
+            {"type": "table.changed", "room": text, "view": table_view(state), "log": log},
+        )
     ]
     for seat in room.seats:
         holder = "" if seat.is_bot else holders.get(seat.id, "")
@@ -53,6 +61,7 @@ def messages(
                     "type": "seat.changed",
                     "room": text,
                     "view": view,
+                    "log": log,
                     "holder": holder,
                     "position": seat.position,
                 },
@@ -62,7 +71,14 @@ def messages(
         sent.append(
             (
                 seat_group(room.id, seat_id),
-                {"type": "seat.changed", "room": text, "view": "", "holder": "", "position": -1},
+                {
+                    "type": "seat.changed",
+                    "room": text,
+                    "view": "",
+                    "log": "",
+                    "holder": "",
+                    "position": -1,
+                },
             )
         )
     return sent
@@ -85,13 +101,17 @@ def serve_from(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def publish(
-    room: Room, holders: dict[int, str], state: GameState | None, gone: tuple[int, ...] = ()
+    room: Room,
+    holders: dict[int, str],
+    state: GameState | None,
+    gone: tuple[int, ...] = (),
+    log: str = "",
 ) -> None:
     """Send every screen of the game its part of this change (call after the commit)."""
     layer = get_channel_layer()
     if layer is None:
         return
-    sent = messages(room, holders, state, gone)
+    sent = messages(room, holders, state, gone, log)
     loop = _loop
     if loop is not None and loop.is_running() and not loop.is_closed():
         asyncio.run_coroutine_threadsafe(_send_all(layer, sent), loop).result(timeout=30)

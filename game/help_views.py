@@ -10,10 +10,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from game import services
 from game.engine import GameState, outcome
 from game.history import log_context
 from game.models import Game
+from game.readmodel import read
 
 
 def how_to_play(request: HttpRequest) -> HttpResponse:
@@ -31,11 +31,12 @@ def game_log(request: HttpRequest, code: str) -> HttpResponse:
     game = Game.objects.filter(code=code.upper()).first()
     if game is None:
         raise Http404(_("There is no game with this code."))
-    names = list(game.seats.order_by("position").values_list("name", flat=True))
-    if not game.state:
+    room, _holders, state = read(game.id)
+    if state is None:
         return render(request, "parts/game_log.html", {"log": []})
-    context = log_context(game.id, game.version, names)
-    context["outcome"] = _outcome_line(services.load_state(game), names)
+    names = [seat.name for seat in room.seats]  # as every screen says them (bots by level)
+    context = log_context(game.id, game.code, state.moves, names)
+    context["outcome"] = _outcome_line(state, names)
     return render(request, "parts/game_log.html", context)
 
 

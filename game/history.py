@@ -10,9 +10,12 @@ done once per game version, then shared by every screen.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from game.engine import GameState, apply_action, new_game, parse_action
 from game.engine.actions import BUY, NOBLE, PASS, RESERVE, RETURN, TAKE, Action
@@ -166,77 +169,157 @@ def play_through(state: GameState, moves: list[str] | tuple[str, ...]) -> Histor
 # ---------------------------------------------------------------- from the database
 
 _CACHE_SIZE = 64
-# game id -> (version, seed, the replay so far, its history at that version)
-_cache: OrderedDict[int, tuple[int, int, _Replay, History]] = OrderedDict()
+# (game id, room code) -> (the replay so far, its history after replay.moves moves).
+# The code tells apart games that got the same id (a test's rolled-back rows).
+_cache: OrderedDict[tuple[int, str], tuple[_Replay, History]] = OrderedDict()
 _lock = threading.Lock()  # a replay is continued in place: one thread at a time
 
 
-def for_game(game_id: int, version: int) -> History:
-    """Return the history of a game at `version`.
+def for_game(game_id: int, code: str, moves: int, new_moves: tuple[str, ...] = ()) -> History:
+    """Return the history of a game after its first `moves` moves.
 
-    Each change replays only the moves made since the last call (a game's moves
-    are only ever appended), so a whole game costs one replay, not one per turn.
+    `new_moves` are the last of them, as the writer that just made them holds
+    them: the replay kept for the game continues with them and reads nothing.
+    Otherwise only the moves not replayed yet are read (a game's moves are only
+    ever appended), so a whole game costs one replay, not one per turn.
     """
+    if moves <= 0:
+        return History()
+    key = (game_id, code)
     with _lock:
-        return _for_game(game_id, version)
+        found = _cache.get(key)
+        if found is not None and found[0].moves == moves:
+            _cache.move_to_end(key)
+            return found[1]
+        replay = found[0] if found is not None and found[0].moves <= moves else None
+        if replay is not None and new_moves and replay.moves == moves - len(new_moves):
+            history = replay.play(new_moves)
+        else:
+            replay, history = _read_moves(game_id, replay, moves)
+        _cache[key] = (replay, history)
+        _cache.move_to_end(key)
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+        return history
 
 
-def _for_game(game_id: int, version: int) -> History:
-    found = _cache.get(game_id)
-    if found is not None and found[0] == version:
-        _cache.move_to_end(game_id)
-        return found[3]
+def _read_moves(game_id: int, replay: _Replay | None, moves: int) -> tuple[_Replay, History]:
+    """Continue (or start) the replay with the recorded moves it has not seen."""
     from game.models import Game, Move  # the replay above stays usable without Django
 
-    game = Game.objects.get(pk=game_id)
-    if not game.state:
-        return History()
-    replay = found[2] if found is not None and found[1] == game.seed else None
-    if replay is None or replay.moves > game.state.get("moves", 0):
+    if replay is None:
+        game = Game.objects.get(pk=game_id)
         start = new_game(game.seats.count(), game.seed, game.first_player, game.house_no_gold_small)
         replay = _Replay(start)
-    new_moves = list(
-        Move.objects.filter(game_id=game_id, index__gte=replay.moves)
+    new = list(
+        Move.objects.filter(game_id=game_id, index__gte=replay.moves, index__lt=moves)
         .order_by("index")
         .values_list("notation", flat=True)
     )
-    history = replay.play(new_moves)
-    _cache[game_id] = (version, game.seed, replay, history)
-    _cache.move_to_end(game_id)
-    if len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
-    return history
+    return replay, replay.play(new)
+
+
+# ---------------------------------------------------------------- between processes
+
+# The TV shows the last few turns; the whole log is a page of its own (help_views).
+RECENT = 6
+
+
+def _event_data(e: Event) -> dict[str, Any]:
+    data: dict[str, Any] = {"k": e.kind}
+    if e.gems:
+        data["g"] = list(e.gems)
+    if e.card is not None:
+        data["c"] = e.card.id
+    if e.level:
+        data["l"] = e.level
+    if e.gold:
+        data["o"] = 1
+    if e.paid:
+        data["p"] = [[p.colour, p.amount] for p in e.paid]
+    if e.noble is not None:
+        data["n"] = e.noble.id
+    if e.refill is not None:
+        data["r"] = list(e.refill)
+    return data
+
+
+def encode_recent(history: History, count: int = RECENT) -> str:
+    """The last `count` finished turns, newest first, as compact JSON for the screens."""
+    turns = history.turns[-count:][::-1] if count else ()
+    data = [[t.number, t.seat, [_event_data(e) for e in t.events]] for t in turns]
+    return json.dumps(data, separators=(",", ":"))
+
+
+_card = lru_cache(maxsize=None)(card_view)
+_noble = lru_cache(maxsize=None)(noble_view)
+
+
+def _event_of(d: dict[str, Any]) -> Event:
+    refill = d.get("r")
+    return Event(
+        d["k"],
+        gems=tuple(d.get("g", ())),
+        card=_card(d["c"]) if "c" in d else None,
+        level=d.get("l", 0),
+        gold=bool(d.get("o")),
+        paid=tuple(ColourCount(c, n) for c, n in d.get("p", ())),
+        noble=_noble(d["n"]) if "n" in d else None,
+        refill=(refill[0], refill[1]) if refill else None,
+    )
+
+
+@lru_cache(maxsize=256)
+def decode_recent(text: str) -> tuple[Turn, ...]:
+    """Read what `encode_recent` wrote (every screen of a game shares the result)."""
+    if not text:
+        return ()
+    return tuple(
+        Turn(number, seat, tuple(_event_of(e) for e in events))
+        for number, seat, events in json.loads(text)
+    )
+
+
+def recent(game_id: int, code: str, moves: int, new_moves: tuple[str, ...] = ()) -> str:
+    """The recent turns of a game after `moves` moves, ready to publish."""
+    return encode_recent(for_game(game_id, code, moves, new_moves))
 
 
 # ---------------------------------------------------------------- for the templates
 
 
-def log_context(game_id: int, version: int, seat_names: list[str]) -> dict[str, object]:
-    """What the last-turn strip, the highlights and the game log need.
-
-    `log` is newest first, each turn with its seat's name; `just` says where the
-    last turn happened (cards, a refilled slot, a bonus, a noble, the bank).
-    """
-    history = for_game(game_id, version)
-    log = [
-        {"turn": t, "name": seat_names[t.seat] if t.seat < len(seat_names) else "?"}
-        for t in reversed(history.turns)
+def named(turns: tuple[Turn, ...] | list[Turn], seat_names: list[str]) -> list[dict[str, object]]:
+    """Each turn with its seat's name, as the log's templates show it."""
+    return [
+        {"turn": t, "name": seat_names[t.seat] if t.seat < len(seat_names) else "?"} for t in turns
     ]
-    last = history.last
-    just: dict[str, object] = {"cards": set(), "seat": -1, "blind": False}
-    if last is not None:
-        just["seat"] = last.seat
-        cards: set[int] = set()
-        for e in last.events:
-            if e.kind == RESERVE and e.card is None:
-                just["blind"] = True
-            elif e.kind == RESERVE and e.card is not None:
-                cards.add(e.card.id)
-            elif e.kind == BUY and e.card is not None:
-                just["bonus"] = e.card.bonus
-            elif e.kind == NOBLE and e.noble is not None:
-                just["noble"] = e.noble.id
-            if e.refill is not None:
-                just["refill_level"], just["refill_slot"] = e.refill
-        just["cards"] = cards
-    return {"log": log, "last_turn": log[0] if log else None, "just": just}
+
+
+def just_of(last: Turn | None) -> dict[str, object]:
+    """Where the last turn happened: cards reserved, a bonus, a noble, a blind reserve.
+
+    The refilled market slot comes from the projection (GameView.last_refills).
+    """
+    just: dict[str, object] = {"cards": frozenset(), "seat": -1, "blind": False}
+    if last is None:
+        return just
+    just["seat"] = last.seat
+    cards: set[int] = set()
+    for e in last.events:
+        if e.kind == RESERVE and e.card is None:
+            just["blind"] = True
+        elif e.kind == RESERVE and e.card is not None:
+            cards.add(e.card.id)
+        elif e.kind == BUY and e.card is not None:
+            just["bonus"] = e.card.bonus
+        elif e.kind == NOBLE and e.noble is not None:
+            just["noble"] = e.noble.id
+    just["cards"] = frozenset(cards)
+    return just
+
+
+def log_context(game_id: int, code: str, moves: int, seat_names: list[str]) -> dict[str, object]:
+    """What the whole game log needs (a phone's Log sheet): every turn, newest first."""
+    history = for_game(game_id, code, moves)
+    log = named(history.turns[::-1], seat_names)
+    return {"log": log, "last_turn": log[0] if log else None, "just": just_of(history.last)}

@@ -13,14 +13,12 @@ from typing import Any
 from django.utils.safestring import SafeString, mark_safe
 
 from game.engine import parse_action
-from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
+from game.engine.actions import TAKE
 from game.engine.colours import NAMES
-from game.engine.projection import ColourCount, GameView, card_view, noble_view
+from game.engine.projection import ColourCount, GameView
 from game.engine.state import STALEMATE_ROUNDS
 from game.readmodel import Room
-from game.templatetags.splendor import card as card_html
-from game.templatetags.splendor import chip, gem
-from game.templatetags.splendor import noble as noble_html
+from game.templatetags.splendor import chip
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
 
@@ -28,34 +26,6 @@ ROMAN = {1: "I", 2: "II", 3: "III"}
 def chips_html(paid: list[ColourCount] | tuple[ColourCount, ...]) -> SafeString:
     chips = "".join(chip(p.colour, p.amount) for p in paid)
     return mark_safe(f'<span class="paid">{chips}</span>')  # each chip is escaped HTML
-
-
-def describe_event(text: str) -> dict[str, Any]:
-    """Turn one recorded event of the last turn into what a template shows.
-
-    The pictures (gems, card, noble) come as ready HTML so each event is one
-    translatable sentence with placeholders, in whatever word order a language needs.
-    """
-    action: Action = parse_action(text)
-    event: dict[str, Any] = {"kind": action.kind}
-    if action.kind in (TAKE, RETURN):
-        event["gems_html"] = mark_safe("".join(gem(NAMES[c]) for c in action.gems))
-    elif action.kind == RESERVE:
-        event["card_html"] = card_html(card_view(action.card)) if action.card else ""
-        event["level"] = ROMAN[action.level] if action.level else ""
-    elif action.kind == BUY:
-        event["card_html"] = card_html(card_view(action.card))
-        paid = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
-        event["paid_html"] = chips_html(paid)
-    elif action.kind == NOBLE:
-        event["noble_html"] = noble_html(noble_view(action.noble))
-    return event
-
-
-def last_turn(view: GameView, room: Room) -> dict[str, Any]:
-    """The last-turn line: who acted and what they did."""
-    seat = room.seats[view.last_turn_seat] if view.last_turn_seat >= 0 else None
-    return {"last_seat": seat, "last_events": [describe_event(e) for e in view.last_turn_events]}
 
 
 @lru_cache(maxsize=256)
@@ -134,7 +104,6 @@ def common(view: GameView, room: Room) -> dict[str, Any]:
         "view": view,
         "players": players(view, room),
         "current_seat": room.seats[view.current],
-        **last_turn(view, room),
         "last_taken": last_taken(view.last_turn_events),
         "outcome": outcome(view, room),
         "roman": ROMAN,

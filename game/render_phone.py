@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from game import present, regions
+from game import history, present, regions
 from game.engine.actions import BUY, RESERVE, RETURN, TAKE, Action
 from game.engine.colours import NAMES
 from game.engine.projection import ColourCount, GameView
@@ -22,19 +22,23 @@ from game.readmodel import Room
 from game.regions import STATIC
 
 
-def status(room: Room, view: GameView | None, oob: bool = True) -> str:
+def status(room: Room, view: GameView | None, log: str = "", oob: bool = True) -> str:
     """The phone's #status region: the same for every seat of the game.
 
-    Built from any seat's projection, with what only that seat may see taken out.
+    Built from any seat's projection, with what only that seat may see taken out,
+    and the game's recent turns (game.history.encode_recent) for the last-turn line.
     """
 
     def render() -> str:
         context: dict[str, Any] = {"snap": room, "oob": oob}
         if view is not None:
             context.update(present.common(present.public(view), room))
+            turns = history.decode_recent(log)[:1]
+            named = history.named(turns, [seat.name for seat in room.seats])
+            context["last_turn"] = named[0] if named else None
         return render_to_string("phone/status.html", context)
 
-    return regions.cached(("status", room, oob), render)
+    return regions.cached(("status", room, log, oob), render)
 
 
 def _payments(view: GameView) -> dict[int, tuple[ColourCount, ...]]:
@@ -220,12 +224,15 @@ def _playing(
     return found
 
 
-def phone_screen(room: Room, view: GameView | None, position: int) -> regions.Screen:
-    """The phone's regions (#status and the inside of #hand) for its seat."""
+def phone_screen(room: Room, view: GameView | None, position: int, log: str = "") -> regions.Screen:
+    """The phone's regions (#status and the inside of #hand) for its seat.
+
+    `log` is the game's recent turns (game.history.encode_recent).
+    """
     my_turn = view is not None and view.phase != "over" and view.current == position
     phase = view.phase if view is not None else room.status
     found: dict[str, str] = {
-        "status": status(room, view, oob=False),
+        "status": status(room, view, log, oob=False),
         "hand-meta": format_html(
             '<div id="hand-meta" hidden data-version="{}" data-my-turn="{}"'
             ' data-class="hand phase-{}{}"></div>',

@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from game import present, regions
+from game import history, present, regions
 from game.bot_levels import STAND_IN_CHOICES
 from game.engine.projection import GameView
 from game.join_qr import qr_svg, rejoin_url
@@ -39,8 +39,14 @@ def _lobby(room: Room, is_host: bool, url: str, csrf: str, qr: dict[str, Any]) -
     return regions.render("host/lobby.html", context)
 
 
+NOTHING_JUST = history.just_of(None)
+
+
 def _player(player: dict[str, Any], room: Room, host: dict[str, Any], qr: dict[str, Any]) -> str:
     seat = player["seat"]
+    # The last turn's markers belong to the seat that played it: the other panels
+    # get none, so they stay as cached and are not sent again.
+    just = host["just"] if host["just"]["seat"] == seat.position else NOTHING_JUST
     if host["is_host"] and not seat.is_bot and not seat.connected:
         # The host screen shows a rejoin QR for each seat whose phone is away.
         link = rejoin_url(host["url"], seat.rejoin_code)
@@ -54,6 +60,7 @@ def _player(player: dict[str, Any], room: Room, host: dict[str, Any], qr: dict[s
         "csrf": host["csrf"],
         "outcome": host["over"],
         "roman": present.ROMAN,
+        "just": just,
     }
     return regions.render("parts/player.html", context)
 
@@ -62,7 +69,11 @@ MARKET_PARTS = (f"{STATIC}market", f"{STATIC}row-", "table-deck-", "table-slot-"
 
 
 def _market(view: GameView) -> dict[str, str]:
-    """The market: one region per deck and per card space (a buy changes one space)."""
+    """The market: one region per deck and per card space (a buy changes one space).
+
+    A space the last turn refilled is marked (its card sits in a highlighted slot).
+    """
+    refilled = frozenset(view.last_refills)
     found = {f"{STATIC}market": '<div class="market">'}
     for row in present.levels(view):
         level = row["level"]
@@ -75,6 +86,11 @@ def _market(view: GameView) -> dict[str, str]:
             slot = f"table-slot-{level}-{index}"
             if card is None:
                 found[slot] = f'<div id="{slot}" class="card card-empty"></div>'
+            elif (level, index) in refilled:
+                found[slot] = mark_safe(
+                    f'<div id="{slot}" class="just-slot just" data-just="refill">'
+                    f"{card_html(card)}</div>"
+                )
             else:  # the card as drawn everywhere, with the space's id
                 found[slot] = card_html(card).replace(
                     '<div class="card ', f'<div id="{slot}" class="card ', 1
@@ -84,17 +100,37 @@ def _market(view: GameView) -> dict[str, str]:
     return found
 
 
-def _table(room: Room, view: GameView, host: dict[str, Any], qr: dict[str, Any]) -> dict[str, str]:
+def _log(room: Room, log: str | None, outcome: dict[str, Any] | None) -> dict[str, str]:
+    """The last turn told in sentences, and the last few turns (newest first)."""
+    turns = history.decode_recent(log or "")
+    names = [seat.name for seat in room.seats]
+    entries = history.named(turns, names)
+    found: dict[str, str] = {
+        "last-turn": regions.render(
+            "host/regions/last_turn.html", {"last_turn": entries[0] if entries else None}
+        )
+    }
+    if log is not None:  # a replay shows no log
+        context = {"log": entries, "outcome": outcome}
+        found["game-log"] = regions.render("parts/game_log.html", context)
+    return found
+
+
+def _table(
+    room: Room, view: GameView, host: dict[str, Any], qr: dict[str, Any], log: str | None
+) -> dict[str, str]:
     outcome = present.outcome(view, room)
-    found: dict[str, str] = {"final-banner": regions.absent("final-banner")}
-    if view.final_round and outcome is None:
-        found["final-banner"] = regions.render("host/regions/final_banner.html", {})
+    turns = history.decode_recent(log or "")
+    found: dict[str, str] = {}
     found["nobles"] = regions.render("host/regions/nobles.html", {"nobles": view.nobles})
     found.update(_market(view))
     found["bank"] = regions.render(
         "host/regions/bank.html",
         {"bank": view.bank, "last_taken": present.last_taken(view.last_turn_events)},
     )
+    found["final-banner"] = regions.absent("final-banner")
+    if view.final_round and outcome is None:
+        found["final-banner"] = regions.render("host/regions/final_banner.html", {})
     found["turn-line"] = regions.render(
         "host/regions/turn_line.html",
         {
@@ -104,11 +140,9 @@ def _table(room: Room, view: GameView, host: dict[str, Any], qr: dict[str, Any])
             "to_return": view.to_return,
         },
     )
-    found["last-turn"] = regions.cached(
-        ("last-turn", view.last_turn_seat, room.seats, view.last_turn_events),
-        lambda: render_to_string("host/regions/last_turn.html", present.last_turn(view, room)),
-    )
-    host = {**host, "over": outcome is not None}
+    found.update(_log(room, log, outcome))
+    just = history.just_of(turns[0] if turns else None)
+    host = {**host, "over": outcome is not None, "just": just}
     for player in present.players(view, room):
         found[f"player-{player['seat'].position}"] = _player(player, room, host, qr)
     qr["corner-qr"] = partial(qr_svg, host["url"])
@@ -118,7 +152,7 @@ def _table(room: Room, view: GameView, host: dict[str, Any], qr: dict[str, Any])
     if outcome is not None:
         context = {"outcome": outcome, "is_host": host["is_host"], "csrf": host["csrf"]}
         context["snap"] = {"code": room.code}
-        found["end"] = regions.render("host/end.html", context)
+        found["end"] = regions.render("host/regions/end.html", context)
     return found
 
 
@@ -126,13 +160,15 @@ def table_screen(
     room: Room,
     view: GameView | None,
     *,
+    log: str | None = "",
     is_host: bool,
     url: str,
     csrf: str = "",
 ) -> regions.Screen:
     """The TV's regions for this room and projection.
 
-    `csrf` is the host screen's token for its forms. QR codes come as empty
+    `log` is the game's recent turns (game.history.encode_recent; None shows no
+    log, as a replay). `csrf` is the host screen's token for its forms. QR codes come as empty
     elements; `Screen.qr` fills them in only for a browser that lacks them.
     """
     csrf = csrf if is_host else ""
@@ -158,7 +194,8 @@ def table_screen(
     if view is None:
         found["lobby"] = _lobby(room, is_host, url, csrf, qr)
     else:
-        found.update(_table(room, view, {"is_host": is_host, "url": url, "csrf": csrf}, qr))
+        host = {"is_host": is_host, "url": url, "csrf": csrf}
+        found.update(_table(room, view, host, qr, log))
 
     def full() -> str:
         return whole_screen(room, found, oob=True)

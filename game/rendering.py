@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game import presence, regions
+from game import history, presence, regions
 from game.engine import GameState
 from game.engine.projection import TABLE, view_for
 from game.join_qr import clear_cache as clear_join_cache
@@ -30,6 +30,7 @@ class Snapshot:
 
     room: Room
     state: GameState | None
+    log: str = ""  # the recent turns (game.history.encode_recent)
 
     @property
     def code(self) -> str:
@@ -38,25 +39,26 @@ class Snapshot:
 
 def load_snapshot(game_id: int) -> Snapshot:
     room, _holders, state = read(game_id)
-    return Snapshot(room.with_presence(presence.connected(game_id)), state)
+    log = history.recent(game_id, room.code, state.moves) if state is not None else ""
+    return Snapshot(room.with_presence(presence.connected(game_id)), state, log)
 
 
 def render_table(snap: Snapshot, *, is_host: bool, url: str, csrf: str = "") -> str:
     """Return the TV's whole #screen element."""
     view = view_for(snap.state, TABLE) if snap.state is not None else None
-    screen = table_screen(snap.room, view, is_host=is_host, url=url, csrf=csrf)
+    screen = table_screen(snap.room, view, log=snap.log, is_host=is_host, url=url, csrf=csrf)
     return fill_qr_codes(whole_screen(snap.room, screen.regions, oob=False), screen)
 
 
 def render_phone_status(snap: Snapshot) -> str:
     view = view_for(snap.state, 0) if snap.state is not None else None
-    return phone_status(snap.room, view, oob=False)
+    return phone_status(snap.room, view, snap.log, oob=False)
 
 
 def render_phone_hand(snap: Snapshot, position: int) -> str:
     """Return the phone's whole #hand element (its #status comes separately)."""
     view = view_for(snap.state, position) if snap.state is not None else None
-    return whole_hand(phone_screen(snap.room, view, position), oob=False)
+    return whole_hand(phone_screen(snap.room, view, position, snap.log), oob=False)
 
 
 def clear_cache() -> None:
@@ -64,8 +66,11 @@ def clear_cache() -> None:
     clear_join_cache()
 
 
-def render_replay_table(room: Room, state: GameState) -> str:
-    """The TV's table at one step of a replay: what the table saw then, without the join corner."""
-    screen = table_screen(room, view_for(state, TABLE), is_host=False, url="")
+def render_replay_table(room: Room, state: GameState, log: str = "") -> str:
+    """The TV's table at one step of a replay: what the table saw then, without the join corner.
+
+    `log` is the recent turns up to that step (game.history.encode_recent).
+    """
+    screen = table_screen(room, view_for(state, TABLE), log=log, is_host=False, url="")
     shown = {rid: html for rid, html in screen.regions.items() if rid != "corner-join"}
     return whole_screen(room, shown, oob=False)

@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from game import events, names, presence, rejoin_guard, standin
+from game import events, history, names, presence, rejoin_guard, standin
 from game.bot_levels import LEVELS, STAND_IN_CHOICES, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
 from game.engine.rules import apply_action
@@ -61,13 +61,18 @@ class Refused(Exception):
 
 
 def _publish_after_commit(
-    game: Game, state: GameState | None = None, gone: tuple[int, ...] = ()
+    game: Game,
+    state: GameState | None = None,
+    gone: tuple[int, ...] = (),
+    new_moves: tuple[str, ...] = (),
 ) -> None:
     """Tell the screens about this change once it is committed, and let a bot play next.
 
     The room is read now, inside the transaction (one query for the seats);
     the projections are made after the commit from the state this writer holds.
     Publishing before the commit could show a change that then rolls back.
+    The game log's recent turns come from the replay this process keeps
+    (game.history), continued with `new_moves`, the move(s) this change made.
     """
     if state is None:
         state = load_state(game)
@@ -84,7 +89,10 @@ def _publish_after_commit(
     )
 
     def after_commit() -> None:
-        events.publish(room, holders, state, gone)
+        log = ""
+        if state is not None:
+            log = history.recent(game.id, game.code, state.moves, new_moves)
+        events.publish(room, holders, state, gone, log)
         if bot_next:
             schedule_bot_turn(game.id, game.version)
         elif state is not None:
@@ -443,7 +451,7 @@ def _apply(game: Game, position: int, text: Any, version: Any) -> None:
     if state.is_over:
         game.status = Game.Status.OVER
     game.save()
-    _publish_after_commit(game, state)
+    _publish_after_commit(game, state, new_moves=(action.notation(),))
 
 
 def play(game_id: int, player_key: str, text: Any, version: Any) -> None:

@@ -101,9 +101,9 @@ def test_a_running_game_downloads_only_on_its_host_screen() -> None:
 
 def bank_in(page: str) -> list[int]:
     """The bank's token counts as the page shows them (white, blue, green, red, black, gold)."""
-    bank = re.search(r'<div class="bank".*?</div>', page, re.S)
+    bank = re.search(r'<div id="bank" class="bank".*?</div>', page, re.S)
     assert bank, "no bank on the page"
-    chips = re.findall(r'class="chip chip-[^"]+" aria-label="(\d+) ', bank.group(0))
+    chips = re.findall(r'class="chip chip-[^"]+"[^>]*aria-label="(\d+) ', bank.group(0))
     return [int(n) for n in chips]
 
 

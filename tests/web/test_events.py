@@ -8,6 +8,7 @@ so), and the end of the game (a win, a shared victory, a stalemate) too.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.template.loader import render_to_string
@@ -262,3 +263,36 @@ def test_the_tv_marks_where_the_last_turn_happened() -> None:
     assert refill, "the refilled market slot is not marked"
     assert snap.state is not None and int(refill.group(1)) == snap.state.market[0][2]
     assert "Ada reserved" in _text(html)
+
+
+# ---- the log travels with the writer's event
+
+
+@pytest.mark.django_db
+def test_the_writer_publishes_the_new_turn_from_the_move_it_holds(
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+    django_assert_num_queries: Any,
+) -> None:
+    from game import events, history
+    from game.models import Game
+    from tests.web.helpers import play_as, started
+
+    table = started(("Ada", "Bob"))
+    published: list[str] = []
+    monkeypatch.setattr(events, "publish", lambda *args: published.append(args[4]))
+    with django_capture_on_commit_callbacks(execute=True):
+        play_as(table, "take:wug")
+    with django_capture_on_commit_callbacks(execute=True):
+        play_as(table, "take:rkw")
+    (turn, first) = history.decode_recent(published[-1])
+    assert (turn.number, turn.seat, turn.events[0].kind) == (2, 1, "take3")
+    assert (first.number, first.seat, first.events[0].gems) == (1, 0, ("white", "blue", "green"))
+    # The same as replaying every recorded move from the deal.
+    game = Game.objects.get(pk=table.game_id)
+    moves = list(game.moves.order_by("index").values_list("notation", flat=True))
+    whole = history.replay_history(2, game.seed, moves, first_player=game.first_player)
+    assert published[-1] == history.encode_recent(whole)
+    # A screen that asks at this version reads nothing: the writer's replay serves it.
+    with django_assert_num_queries(0):
+        assert history.recent(game.id, game.code, game.version) == published[-1]

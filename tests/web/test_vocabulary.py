@@ -11,6 +11,7 @@ from django.template import engines
 from django.test import Client, RequestFactory
 
 from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, Colour, Phase
+from game.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
 from game.models import Game
 
 pytestmark = pytest.mark.django_db
@@ -48,8 +49,8 @@ def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:
 LITERAL_COMPARISON = re.compile(r'\.(phase|kind|status)\s*[!=]=\s*"([^"]*)"')
 WORDS = {
     "phase": {p.value for p in Phase},
-    # Log sentences (game.history) split taking gems by how many were taken.
-    "kind": {k.value for k in ActionKind} | {"take3", "take2", "take_fewer"},
+    # The game log tells takes apart (game.history): three colours, two of one, fewer.
+    "kind": {k.value for k in ActionKind} | {TAKE_THREE, TAKE_TWO, TAKE_FEWER},
     "status": {s.value for s in Game.Status},
 }
 
