@@ -35,6 +35,7 @@ from game.engine.hints import (
 from game.engine.state import WINNING_POINTS, GameState
 from game.models import Game, Seat
 from game.readmodel import state_of
+from game.templatetags.splendor import colour_label
 
 
 class NoHint(Exception):
@@ -58,15 +59,7 @@ class Shown:
 
 def _gem_name(colour: str) -> str:
     """A colour's name as listed on its own (in parentheses after "gems")."""
-    names = {
-        "white": _("white"),
-        "blue": _("blue"),
-        "green": _("green"),
-        "red": _("red"),
-        "black": _("black"),
-        "gold": _("gold"),
-    }
-    return names[colour]
+    return colour_label(colour)
 
 
 def _card_colour(colour: str) -> str:
