@@ -19,10 +19,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from game.engine.actions import BUY, KINDS, NOBLE, RESERVE, RETURN, TAKE, Action
+from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
 from game.engine.cards import COSTS, card, noble
 from game.engine.colours import GEMS, GOLD
-from game.engine.rules import apply_action, legal_actions
+from game.engine.rules import (
+    apply_action,
+    apply_legal_action,
+    legal_actions,
+    legal_actions_of_kind,
+    legal_kinds,
+)
 from game.engine.setup import new_game
 from game.engine.state import (
     EMPTY,
@@ -69,12 +75,9 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def choose(self, state: GameState, seat: int) -> Action:
-        actions = legal_actions(state)
-        kinds = {a.kind for a in actions}
-        if len(kinds) > 1:
-            kind = self.rng.choice([k for k in KINDS if k in kinds])  # in a fixed order
-            actions = [a for a in actions if a.kind == kind]
-        return self.rng.choice(actions)
+        kinds = legal_kinds(state)  # in a fixed order; only the chosen kind is listed
+        kind = self.rng.choice(kinds) if len(kinds) > 1 else kinds[0]
+        return self.rng.choice(legal_actions_of_kind(state, kind))
 
 
 # ---------------------------------------------------------------- greedy
@@ -422,8 +425,13 @@ def play_game(
     first_player: int | None = None,
     no_gold_small: bool = False,
     max_moves: int = MAX_MOVES,
+    trust_bots: bool = False,
 ) -> GameState:
-    """Deal a game from the seed and let the bots (one per seat) play it to the end."""
+    """Deal a game from the seed and let the bots (one per seat) play it to the end.
+
+    trust_bots: the bots are the engine's own, whose choices come from legal_actions,
+    so their actions are applied without validating them again (apply_legal_action).
+    """
     if len(bots) != players:
         raise ValueError(f"{players} players need {players} bots, not {len(bots)}.")
     state = new_game(players, seed, first_player, no_gold_small)
@@ -431,5 +439,9 @@ def play_game(
         if state.moves >= max_moves:
             raise RuntimeError(f"Game {seed} did not end within {max_moves} moves.")
         seat = state.current
-        apply_action(state, bots[seat].choose(state, seat), seat)
+        action = bots[seat].choose(state, seat)
+        if trust_bots:
+            apply_legal_action(state, action)
+        else:
+            apply_action(state, action, seat)
     return state

@@ -81,6 +81,16 @@ def affordable(player: PlayerState, card_ids: Iterable[int]) -> list[int]:
     # What the player covers per gem colour without gold.
     pw, pu, pg, pr, pk = b[0] + t[0], b[1] + t[1], b[2] + t[2], b[3] + t[3], b[4] + t[4]
     gold = t[GOLD]
+    if not gold:  # most of a game: every colour must be covered, and the first gap settles it
+        return [
+            c
+            for c in card_ids
+            if (cost := COSTS[c])[0] <= pw
+            and cost[1] <= pu
+            and cost[2] <= pg
+            and cost[3] <= pr
+            and cost[4] <= pk
+        ]
     found = []
     for card_id in card_ids:
         # The hottest loop of legal_actions, run for every visible card: unrolled.
@@ -191,8 +201,11 @@ def _buyable(state: GameState, player: PlayerState) -> list[int]:
 
 def _buy_actions(state: GameState, player: PlayerState) -> list[Action]:
     tokens, bonuses = player.tokens, player.bonuses
+    cards = affordable(player, _buyable(state, player))
+    if not tokens[GOLD]:  # most purchases: with no gold there is one way to pay
+        return [Action(BUY, (), c, 0, (*_due(COSTS[c], bonuses), 0)) for c in cards]
     actions = []
-    for card_id in affordable(player, _buyable(state, player)):
+    for card_id in cards:
         due = _due(COSTS[card_id], bonuses)
         actions += [Action(BUY, (), card_id, 0, paid) for paid in _affordable_payments(due, tokens)]
     return actions
@@ -222,15 +235,38 @@ def legal_actions(state: GameState) -> list[Action]:
     return actions or [PASS_ACTION]
 
 
-def _can_act(state: GameState, player: PlayerState) -> bool:
-    """Tell whether any action but a pass is open, without listing them."""
-    if any(state.bank[c] for c in GEMS):
-        return True
+def legal_kinds(state: GameState) -> list[str]:
+    """Return the kinds of action in legal_actions(state), in their order, without listing them.
+
+    A player who picks a kind first (RandomBot) then needs only that kind's actions.
+    """
+    phase = state.phase
+    if phase != MAIN:
+        return [] if phase == OVER else [RETURN if phase == RETURN_PHASE else NOBLE]
+    player = state.players[state.current]
+    bank = state.bank
+    kinds = [TAKE] if bank[0] or bank[1] or bank[2] or bank[3] or bank[4] else []
     if len(player.reserved) < MAX_RESERVED and (
-        any(card_id != EMPTY for row in state.market for card_id in row) or any(state.decks)
+        any(state.decks) or any(card_id != EMPTY for row in state.market for card_id in row)
     ):
-        return True
-    return bool(affordable(player, _buyable(state, player)))
+        kinds.append(RESERVE)
+    if affordable(player, _buyable(state, player)):
+        kinds.append(BUY)
+    return kinds or [PASS]
+
+
+def legal_actions_of_kind(state: GameState, kind: str) -> list[Action]:
+    """Return the actions of this kind in legal_actions(state), in the same order.
+
+    Only for a kind that legal_kinds(state) lists: each kind is built on its own.
+    """
+    if kind == TAKE:
+        return _take_actions(state.bank)
+    if kind == RESERVE:
+        return _reserve_actions(state)
+    if kind == BUY:
+        return _buy_actions(state, state.players[state.current])
+    return legal_actions(state)  # return, noble or pass: the only kind open then
 
 
 # ---------------------------------------------------------------- validation
@@ -348,7 +384,7 @@ def validate(state: GameState, action: Action, seat: int | None = None) -> None:
         if action.noble not in state.noble_choices:
             raise IllegalActionError(_("That noble cannot visit you."))
     elif kind == PASS:
-        if _can_act(state, player):
+        if legal_kinds(state) != [PASS]:
             raise IllegalActionError(_("You can pass only when no other action is possible."))
     else:
         raise IllegalActionError(_("That is not an action you can take now."))
@@ -496,6 +532,16 @@ def apply_action(state: GameState, action: Action, seat: int | None = None) -> N
     else raises an ActionError (never another exception) before any change.
     """
     validate(state, action, seat)
+    apply_legal_action(state, action)
+
+
+def apply_legal_action(state: GameState, action: Action) -> None:
+    """Apply an action taken from legal_actions(state) of this very state, unchecked.
+
+    The fast path for the engine's own players in their inner loops (bot games,
+    playouts): their actions come from legal_actions, so validating them again
+    would only repeat its work. Anything else goes through apply_action.
+    """
     player = state.players[state.current]
     kind = action.kind
     state.moves += 1

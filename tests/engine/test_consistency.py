@@ -14,7 +14,13 @@ from game.engine import ActionError, GameState, apply_action, legal_actions
 from game.engine.actions import Action
 from game.engine.cards import CARDS, LEVELS
 from game.engine.colours import COLOURS, GEMS
-from game.engine.rules import payments, validate
+from game.engine.rules import (
+    apply_legal_action,
+    legal_actions_of_kind,
+    legal_kinds,
+    payments,
+    validate,
+)
 from game.engine.setup import starting_bank
 from game.engine.state import EMPTY, OVER, RETURN
 from tests.engine.builder import total_tokens
@@ -115,3 +121,21 @@ def test_the_legal_actions_have_no_duplicates():
     for state in POSITIONS:
         actions = legal_actions(state)
         assert len(actions) == len(set(actions))
+
+
+def test_legal_kinds_and_each_kind_list_exactly_the_legal_actions_in_order():
+    """RandomBot picks a kind, then lists only that kind: together they are legal_actions."""
+    for state in POSITIONS:
+        actions = legal_actions(state)
+        kinds = legal_kinds(state)
+        assert kinds == list(dict.fromkeys(a.kind for a in actions))
+        assert [a for kind in kinds for a in legal_actions_of_kind(state, kind)] == actions
+
+
+def test_the_trusted_path_applies_a_legal_action_as_apply_action_does():
+    for state in POSITIONS[::5]:
+        for action in legal_actions(state)[:10]:
+            checked, trusted = state.copy(), state.copy()
+            apply_action(checked, action)
+            apply_legal_action(trusted, action)
+            assert trusted == checked, action.notation()

@@ -69,11 +69,16 @@ def random_actions(players: int, seconds: float) -> tuple[int, int, float]:
 
 
 def random_games(players: int, seconds: float) -> tuple[int, float]:
-    """Play complete games of RandomBots for `seconds`; return games, time."""
+    """Play complete games of RandomBots for `seconds`; return games, time.
+
+    The bots are the engine's own, so their actions take the trusted path that
+    playouts use (apply_legal_action); the public apply_action still validates.
+    """
     games = 0
     start = clock()
     while clock() - start < seconds:
-        play_game(players, games, [RandomBot(games * 10 + s) for s in range(players)])
+        bots = [RandomBot(games * 10 + s) for s in range(players)]
+        play_game(players, games, bots, trust_bots=True)
         games += 1
     return games, clock() - start
 
