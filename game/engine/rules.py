@@ -76,7 +76,10 @@ def _due(cost: tuple[int, ...], bonuses: list[int]) -> tuple[int, int, int, int,
 
 
 def affordable(player: PlayerState, card_ids: Iterable[int]) -> list[int]:
-    """Return the cards among these that tokens plus gold cover after bonuses."""
+    """Return the cards among these that tokens plus gold cover after bonuses.
+
+    Empty market spaces (EMPTY) among them are skipped.
+    """
     b, t = player.bonuses, player.tokens
     # What the player covers per gem colour without gold.
     pw, pu, pg, pr, pk = b[0] + t[0], b[1] + t[1], b[2] + t[2], b[3] + t[3], b[4] + t[4]
@@ -85,7 +88,8 @@ def affordable(player: PlayerState, card_ids: Iterable[int]) -> list[int]:
         return [
             c
             for c in card_ids
-            if (cost := COSTS[c])[0] <= pw
+            if c != EMPTY
+            and (cost := COSTS[c])[0] <= pw
             and cost[1] <= pu
             and cost[2] <= pg
             and cost[3] <= pr
@@ -93,6 +97,8 @@ def affordable(player: PlayerState, card_ids: Iterable[int]) -> list[int]:
         ]
     found = []
     for card_id in card_ids:
+        if card_id == EMPTY:
+            continue
         # The hottest loop of legal_actions, run for every visible card: unrolled.
         w, u, g, r, k = COSTS[card_id]
         short = (
@@ -194,9 +200,10 @@ def _reserve_actions(state: GameState) -> list[Action]:
     return actions
 
 
-def _buyable(state: GameState, player: PlayerState) -> list[int]:
+def _buyable(state: GameState, player: PlayerState) -> tuple[int, ...]:
+    """The market spaces (EMPTY where a deck ran out) and the reserved cards."""
     market = state.market
-    return [c for c in (*market[0], *market[1], *market[2], *player.reserved) if c != EMPTY]
+    return (*market[0], *market[1], *market[2], *player.reserved)
 
 
 def _buy_actions(state: GameState, player: PlayerState) -> list[Action]:
