@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
 from game.engine.bots import GreedyBot, Target
 from game.engine.cards import CARDS, LEVELS, card
-from game.engine.rules import apply_action, legal_actions, outcome
+from game.engine.rules import apply_action, apply_legal_action, legal_actions, outcome
 from game.engine.state import EMPTY, MAX_RESERVED, GameState, PlayerState
 
 DEFAULT_BUDGET = 1.0  # seconds a move, when neither a budget nor a playout cap is given
@@ -142,7 +142,8 @@ def playout(state: GameState, seat: int, bots: Sequence[GreedyBot]) -> float:
     limit = state.moves + PLAYOUT_MOVES
     while not state.is_over and state.moves < limit:
         current = state.current
-        apply_action(state, bots[current].choose(state, current))
+        # The greedy players choose from legal_actions: the trusted path applies them.
+        apply_legal_action(state, bots[current].choose(state, current))
     points = [p.points for p in state.players]
     lead = points[seat] - max(p for s, p in enumerate(points) if s != seat)
     result = outcome(state)
