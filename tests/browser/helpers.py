@@ -355,7 +355,7 @@ class Phone(Screen):
 
 
 class WebSocketGate:
-    """Holds back the server's websocket messages to one page while closed."""
+    """Holds back the server's updates to one page while closed (not its heartbeat)."""
 
     def __init__(self) -> None:
         self.closed = False
@@ -367,7 +367,9 @@ class WebSocketGate:
         self.route = ws
 
         def from_server(message: str | bytes) -> None:
-            if self.closed:
+            # Heartbeat answers still pass: a page that hears no pong for 4 s opens
+            # a new socket, and a slow run would then test a reconnect instead.
+            if self.closed and message != "pong":
                 self.held.append(message)
             else:
                 ws.send(message)

@@ -8,6 +8,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 from playwright.sync_api import ViewportSize, expect
 
 from tests.browser.game_setup import start_game
@@ -148,3 +150,42 @@ def test_a_tap_on_a_greyed_out_button_says_why(recorder: Recorder, tv: Table) ->
     flash = phone.page.locator("#flash")
     expect(flash).to_be_visible()
     expect(flash).to_contain_text("Pick")
+
+
+# Every card in the market affordable, each marked with the longest label the
+# phone's language has for it: the common turn must still fit the screen.
+WORST_MARKET_JS = """
+(label) => {
+  document.querySelectorAll(".market-panel .card-button").forEach((button) => {
+    button.querySelectorAll(".pay-line").forEach((line) => line.remove());
+    button.classList.add("affordable");
+    const line = document.createElement("span");
+    line.className = "pay-line";
+    const pill = document.createElement("span");
+    pill.className = "can-buy";
+    pill.textContent = label;
+    line.appendChild(pill);
+    button.appendChild(line);
+  });
+}
+"""
+
+
+@pytest.mark.parametrize(("language", "bots"), [("en", 1), ("de", 3), ("fi", 3)])
+def test_the_fullest_market_still_fits_a_390_phone(
+    recorder: Recorder, tv: Table, language: str, bots: int
+) -> None:
+    with translation.override(language):
+        label = max((gettext("can buy"), gettext("costs nothing")), key=len)
+    url = tv.new_game(recorder.server)
+    phone = recorder.phone("Aino")
+    phone.context.set_extra_http_headers({"Accept-Language": language})
+    phone.page.set_viewport_size(PHONE_390)
+    phone.join(url, "Aino Aaltonen-Virtanen")
+    for _ in range(bots):
+        tv.add_bot()
+    tv.start()
+    phone.wait_turn()
+    phone.page.evaluate(WORST_MARKET_JS, label)
+    phone.shot(f"phone-390-{language}-{bots + 1}p-fullest-market")
+    _on_screen(phone, f"every card affordable ({label})")
