@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.utils.formats import number_format
 from django.utils.functional import lazy
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from game.engine.bots import Bot, make_bot
 
@@ -24,6 +26,9 @@ DEFAULT_LEVEL = MEDIUM
 STAND_IN = "stand-in"
 # The waits (seconds away on one's turn) the host may choose before a stand-in plays.
 STAND_IN_CHOICES = (15, 30, 60, 120)
+# The seconds a hard bot may think about each move that the host may choose: quick
+# to strong. A new game starts with settings.SPLENDOR_HARD_BOT_SECONDS (1 s).
+HARD_BOT_CHOICES = (0.5, 1.0, 2.0, 4.0)
 
 # Older games stored the engine's bot names; they read as these levels.
 LEGACY_KINDS = {"random": EASY, "greedy": MEDIUM, "": MEDIUM, STAND_IN: MEDIUM}
@@ -34,15 +39,44 @@ def level_of(kind: str) -> str:
     return kind if kind in LEVELS else LEGACY_KINDS.get(kind, DEFAULT_LEVEL)
 
 
-def make_level_bot(kind: str, seed: int) -> Bot:
+def default_hard_bot_seconds() -> float:
+    """The think time a new game starts with: settings.SPLENDOR_HARD_BOT_SECONDS.
+
+    Read when the game is created, so the setting is the default for new games
+    and the host's choice in the lobby (Game.hard_bot_seconds) is what plays.
+    """
+    return float(settings.SPLENDOR_HARD_BOT_SECONDS)
+
+
+def hard_bot_choices() -> tuple[float, ...]:
+    """The think times the host may pick: HARD_BOT_CHOICES and this server's default.
+
+    The default is one of the choices unless the setting names another time;
+    offering it too lets the host go back to it after trying another.
+    """
+    return tuple(sorted({*HARD_BOT_CHOICES, default_hard_bot_seconds()}))
+
+
+def seconds_label(seconds: float) -> str:
+    """Say a think time in the language being rendered: "1 second", "0.5 seconds"."""
+    if seconds == int(seconds):
+        whole = int(seconds)
+        return ngettext("%(counter)s second", "%(counter)s seconds", whole) % {"counter": whole}
+    # Fractions read in the plural in every language we have.
+    return _("%(seconds)s seconds") % {"seconds": number_format(seconds)}
+
+
+def make_level_bot(kind: str, seed: int, seconds: float | None = None) -> Bot:
     """Return the bot that plays a seat of this stored kind.
 
-    The hard bot searches for settings.SPLENDOR_HARD_BOT_SECONDS a move (in the
-    bot worker thread, never on the event loop).
+    The hard bot searches for `seconds` a move, the game's Game.hard_bot_seconds
+    (settings.SPLENDOR_HARD_BOT_SECONDS when not given), in the bot worker
+    thread, never on the event loop. The other levels do not search.
     """
     level = level_of(kind)
     if level == HARD:
-        return make_bot(level, seed, budget=settings.SPLENDOR_HARD_BOT_SECONDS)
+        budget = default_hard_bot_seconds() if seconds is None else seconds
+        return make_bot(level, seed, budget=budget)
     return make_bot(level, seed)
 
 

@@ -11,6 +11,7 @@ import secrets
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from game.bot_levels import default_hard_bot_seconds
 from game.engine.vocabulary import GEM_COLOURS
 
 # Uppercase letters that cannot be misread on a TV or typed wrong on a phone (no I, O).
@@ -97,6 +98,9 @@ class Game(models.Model):
     first_player = models.PositiveSmallIntegerField(null=True, blank=True)
     # Seconds a phone may be away on its turn before a bot plays for it; None: never.
     stand_in_after = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Seconds a hard bot thinks about each move (bot_levels.HARD_BOT_CHOICES); a new
+    # game starts with settings.SPLENDOR_HARD_BOT_SECONDS, read when it is created.
+    hard_bot_seconds = models.FloatField(default=default_hard_bot_seconds)
     # The session key of the screen that created the game: only it runs the lobby.
     host_key = models.CharField(max_length=64, blank=True)
     # Set on a finished game when the same players start a rematch.

@@ -70,6 +70,7 @@ class Room:
     next_code: str
     seats: tuple[SeatInfo, ...]
     stand_in_after: int | None = None  # seconds away on one's turn before a bot plays
+    hard_bot_seconds: float = 1.0  # seconds a hard bot thinks about each move
 
     def with_presence(self, here: frozenset[int]) -> Room:
         """Return the room with each human seat marked connected or away."""
@@ -107,6 +108,7 @@ def room_of(game: Game, seats: list[Seat], next_code: str = "") -> Room:
             for s in sorted(seats, key=lambda s: s.position)
         ),
         stand_in_after=game.stand_in_after,
+        hard_bot_seconds=game.hard_bot_seconds,
     )
 
 

@@ -17,7 +17,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from game import history, present, regions
-from game.bot_levels import STAND_IN_CHOICES
+from game.bot_levels import STAND_IN_CHOICES, hard_bot_choices, seconds_label
 from game.engine.projection import GameView
 from game.join_qr import qr_svg, rejoin_url
 from game.readmodel import Room
@@ -35,6 +35,10 @@ def _lobby(room: Room, is_host: bool, url: str, csrf: str, qr: dict[str, Any]) -
         "seats": room.seats,
         "can_start": 2 <= len(room.seats) <= 4,
         "stand_in_choices": STAND_IN_CHOICES,
+        # (value posted, label in this screen's language, chosen now)
+        "think_choices": [
+            (f"{s:g}", seconds_label(s), s == room.hard_bot_seconds) for s in hard_bot_choices()
+        ],
     }
     return regions.render("host/lobby.html", context)
 

@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from game import events, history, names, presence, rejoin_guard, standin
-from game.bot_levels import LEVELS, STAND_IN_CHOICES, make_level_bot
+from game.bot_levels import LEVELS, STAND_IN_CHOICES, hard_bot_choices, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
 from game.engine.rules import apply_action
 from game.engine.rules import replay as replay_moves
@@ -274,6 +274,7 @@ def rematch(game_id: int, host_key: str) -> Game:
             raise Refused(_("The game is not over yet."))
         fresh = create_game(host_key, no_gold_small=game.house_no_gold_small)
         fresh.stand_in_after = game.stand_in_after
+        fresh.hard_bot_seconds = game.hard_bot_seconds
         Seat.objects.bulk_create(
             Seat(
                 game=fresh,
@@ -373,6 +374,20 @@ def set_stand_in(game_id: int, host_key: str, seconds: int | None) -> Game:
         _require_lobby(game)
         game.stand_in_after = seconds
         game.save(update_fields=["stand_in_after", "updated_at"])
+        _publish_after_commit(game)
+        return game
+
+
+def set_hard_bot_seconds(game_id: int, host_key: str, seconds: float) -> Game:
+    """Let hard bots think `seconds` about each move (one of bot_levels.hard_bot_choices())."""
+    if seconds not in hard_bot_choices():
+        raise Refused(_("Choose one of the thinking times offered."))
+    with transaction.atomic():
+        game = _lock(game_id)
+        _require_host(game, host_key)
+        _require_lobby(game)
+        game.hard_bot_seconds = seconds
+        game.save(update_fields=["hard_bot_seconds", "updated_at"])
         _publish_after_commit(game)
         return game
 
@@ -485,7 +500,8 @@ def play_bot_turn(game_id: int, expected_version: int) -> bool:
         return False
     state = load_state(game)
     assert state is not None
-    action = make_level_bot(seat.bot_kind, game.seed + game.version).choose(state, seat.position)
+    bot = make_level_bot(seat.bot_kind, game.seed + game.version, game.hard_bot_seconds)
+    action = bot.choose(state, seat.position)
     with transaction.atomic():
         game = _lock(game_id)
         if game.version != expected_version or bot_to_play(game) is None:

@@ -17,6 +17,7 @@ urlpatterns = [
     path("join/<str:code>/", views.join, name="join"),
     path("play/<str:code>/", views.play, name="play"),
     path("host/<str:code>/stand-in-after/", views.stand_in_after, name="stand_in_after"),
+    path("host/<str:code>/hard-bot-seconds/", views.hard_bot_seconds, name="hard_bot_seconds"),
     path("games/", archive_views.games, name="games"),
     path("games/<str:code>/record.txt", archive_views.export, name="export"),
     path("replay/<str:code>/", archive_views.replay, name="replay"),

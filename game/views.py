@@ -7,6 +7,7 @@ game.forms: whatever is posted, the answer is a page or a 4xx, never a crash.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from urllib.parse import quote, unquote
 
@@ -192,6 +193,24 @@ def stand_in_after(request: HttpRequest, code: str) -> HttpResponse:
     """The lobby's option: a bot plays for a phone away this many seconds on its turn."""
     return _host_action(
         request, code, lambda game, key: services.set_stand_in(game.id, key, _seconds(request))
+    )
+
+
+def _think_seconds(request: HttpRequest) -> float:
+    """Read the lobby's think-time choice: seconds as plain digits, "0.5" or "2"."""
+    text = request.POST.get("seconds", "")
+    if re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3})?", text, flags=re.ASCII):
+        return float(text)
+    raise services.Refused(_("Choose one of the thinking times offered."))
+
+
+@require_POST
+def hard_bot_seconds(request: HttpRequest, code: str) -> HttpResponse:
+    """The lobby's option: how long a hard bot thinks about each move."""
+    return _host_action(
+        request,
+        code,
+        lambda game, key: services.set_hard_bot_seconds(game.id, key, _think_seconds(request)),
     )
 
 

@@ -10,11 +10,13 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.utils import translation
 
-from game import bot_levels, rendering, services
+from game import bot_levels, readmodel, rendering, services
+from game.engine import GameState
+from game.engine.actions import Action
 from game.engine.bots import EasyBot, GreedyBot
 from game.engine.search import SearchBot
 from game.models import Game, Seat
-from tests.web.helpers import Table, game, open_lobby, play_as, start
+from tests.web.helpers import Table, fingerprint, game, open_lobby, play_as, start
 from tests.web.test_services import refused_and_unchanged
 from tests.web.test_views import client_for, host_client
 
@@ -93,6 +95,8 @@ def test_each_level_plays_with_the_engines_bot_for_it(settings: Any) -> None:
     assert isinstance(bot_levels.make_level_bot("medium", 1), GreedyBot)
     hard = bot_levels.make_level_bot("hard", 1)
     assert isinstance(hard, SearchBot) and hard.budget == 0.05
+    chosen = bot_levels.make_level_bot("hard", 1, 2.0)  # the game's own think time
+    assert isinstance(chosen, SearchBot) and chosen.budget == 2.0
     # Older games stored the engine's bot names; a stand-in plays as a medium bot.
     assert isinstance(bot_levels.make_level_bot("random", 1), EasyBot)
     assert isinstance(bot_levels.make_level_bot(bot_levels.STAND_IN, 1), GreedyBot)
@@ -204,6 +208,114 @@ def test_a_rematch_keeps_the_stand_in_setting() -> None:
     Game.objects.filter(pk=table.game_id).update(status=Game.Status.OVER)
     fresh = services.rematch(table.game_id, table.host_key)
     assert fresh.stand_in_after == 60
+
+
+# ---------------------------------------------------------------- the hard bot's think time
+
+
+def think_url(table: Table) -> str:
+    return f"/host/{table.code}/hard-bot-seconds/"
+
+
+def test_a_new_game_thinks_for_the_servers_default(settings: Any) -> None:
+    assert game(open_lobby().game_id).hard_bot_seconds == 1.0
+    settings.SPLENDOR_HARD_BOT_SECONDS = 0.05  # read when a game is created
+    table = open_lobby()
+    assert game(table.game_id).hard_bot_seconds == 0.05
+    # A default that is not one of the choices is offered too, so it can be chosen back.
+    assert bot_levels.hard_bot_choices() == (0.05, 0.5, 1.0, 2.0, 4.0)
+    lobby = host_client(table).get(f"/host/{table.code}/").content.decode()
+    assert '<option value="0.05" selected>0.05 seconds</option>' in lobby
+
+
+def test_the_host_sets_the_hard_bots_think_time_in_the_lobby() -> None:
+    table = open_lobby(("Ada", "Bob"))
+    host = host_client(table)
+    lobby = host.get(f"/host/{table.code}/").content.decode()
+    assert '<label for="hard-bot-seconds">' in lobby
+    assert '<option value="1" selected>1 second</option>' in lobby  # the default
+    assert '<option value="0.5">0.5 seconds</option>' in lobby
+    assert host.post(think_url(table), {"seconds": "2"}).status_code == 302
+    assert game(table.game_id).hard_bot_seconds == 2.0
+    lobby = host.get(f"/host/{table.code}/").content.decode()
+    assert '<option value="2" selected>2 seconds</option>' in lobby
+    assert '<option value="1">1 second</option>' in lobby
+    # The room, as it travels between processes, carries the choice.
+    room = rendering.load_snapshot(table.game_id).room
+    assert readmodel.decode_room(readmodel.encode_room(room)).hard_bot_seconds == 2.0
+    assert host.post(think_url(table), {"seconds": "0.5"}).status_code == 302
+    assert game(table.game_id).hard_bot_seconds == 0.5
+
+
+@pytest.mark.parametrize("language", ["de", "fi"])
+def test_the_think_times_read_in_each_screens_language(language: str) -> None:
+    table = open_lobby(("Ada",))
+    host = host_client(table)
+    host.cookies["django_language"] = language
+    lobby = host.get(f"/host/{table.code}/").content.decode()
+    half, one, label = {
+        "de": ("0,5 Sekunden", "1 Sekunde", "Bedenkzeit der starken Bots"),
+        "fi": ("0,5 sekuntia", "1 sekunti", "Vaikean botin miettimisaika"),
+    }[language]
+    assert f'<option value="0.5">{half}</option>' in lobby  # posted unlocalised
+    assert f'<option value="1" selected>{one}</option>' in lobby
+    assert label in lobby
+
+
+@pytest.mark.parametrize("posted", ["3", "abc", "", "0.05", "1e3", "-1", "٢", "1,5"])
+def test_only_offered_think_times_are_accepted(posted: str) -> None:
+    table = open_lobby(("Ada", "Bob"))
+    host = host_client(table)
+    before = fingerprint(table.game_id)
+    response = host.post(think_url(table), {"seconds": posted}, follow=True)
+    assert response.status_code == 200
+    assert "Choose one of the thinking times offered." in response.content.decode()
+    assert fingerprint(table.game_id) == before
+
+
+@pytest.mark.parametrize("seconds", [3.0, 0.0, 0.05, 1000.0])
+def test_the_service_refuses_think_times_not_offered(seconds: float) -> None:
+    table = open_lobby(("Ada", "Bob"))
+    gid = table.game_id
+    refused_and_unchanged(gid, lambda: services.set_hard_bot_seconds(gid, table.host_key, seconds))
+
+
+def test_only_the_host_sets_the_think_time_and_only_in_the_lobby() -> None:
+    table = open_lobby(("Ada", "Bob"))
+    gid = table.game_id
+    refused_and_unchanged(gid, lambda: services.set_hard_bot_seconds(gid, table.player(0).key, 2))
+    start(table)
+    refused_and_unchanged(gid, lambda: services.set_hard_bot_seconds(gid, table.host_key, 2))
+    host = host_client(table)
+    response = host.post(think_url(table), {"seconds": "2"}, follow=True)
+    assert 'class="messages"' in response.content.decode()
+    assert game(gid).hard_bot_seconds == 1.0
+
+
+def test_a_rematch_keeps_the_think_time() -> None:
+    table = open_lobby(("Ada", "Bob"))
+    services.set_hard_bot_seconds(table.game_id, table.host_key, 4.0)
+    start(table)
+    Game.objects.filter(pk=table.game_id).update(status=Game.Status.OVER)
+    fresh = services.rematch(table.game_id, table.host_key)
+    assert game(fresh.pk).hard_bot_seconds == 4.0
+
+
+def test_a_hard_bots_turn_thinks_for_the_games_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    budgets: list[float | None] = []
+
+    def choose(bot: SearchBot, state: GameState, seat: int) -> Action:
+        budgets.append(bot.budget)  # what this bot would search for; then play quickly
+        return GreedyBot(1).choose(state, seat)
+
+    monkeypatch.setattr(SearchBot, "choose", choose)
+    table = open_lobby(("Ada",))
+    add_bots(table, "hard")
+    services.set_hard_bot_seconds(table.game_id, table.host_key, 2.0)
+    start(table, first_player=1)
+    assert services.play_bot_turn(table.game_id, 0)
+    assert budgets == [2.0]
+    assert game(table.game_id).version == 1
 
 
 @pytest.mark.django_db(transaction=True)
