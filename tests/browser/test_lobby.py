@@ -57,3 +57,19 @@ def test_tv_qr_code_phones_join_live_and_host_starts(
     expect(tv.page.locator(".market .card[data-card]")).to_have_count(12)
     tv.wait_quiet()
     tv.shot("table")
+
+
+def test_the_host_picks_how_long_a_hard_bot_thinks(tv: Table, splendor_server: Server) -> None:
+    tv.new_game(splendor_server)
+    label = "How long a hard bot thinks about each move"
+    select = tv.page.get_by_label(label)
+    expect(select).to_have_value("1")  # the server's default
+    select.select_option("2")
+    with tv.page.expect_navigation():  # the form posts, then the host page reloads
+        tv.page.locator("#hard-bot-seconds-save").click()
+    tv.wait_connected()
+    expect(tv.page.get_by_label(label)).to_have_value("2")
+    tv.page.reload()
+    tv.wait_connected()
+    expect(tv.page.get_by_label(label)).to_have_value("2")
+    expect(tv.page.locator(".messages")).to_have_count(0)
