@@ -11,9 +11,11 @@ the end of the game) sends the whole screen again.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
@@ -26,20 +28,51 @@ _CACHE_SIZE = 4096
 _cache: OrderedDict[Hashable, SafeString] = OrderedDict()
 
 
+_PLAIN = frozenset({str, int, bool, float, type(None)})
+
+
 def freeze(value: Any) -> Hashable:
-    """Turn a template context into a hashable key (dicts, lists and sets included)."""
-    if isinstance(value, dict):
-        return tuple((k, freeze(v)) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+    """Turn a template context into a hashable key (dicts, lists and sets included).
+
+    Called for every region of every screen at every change: plain values and
+    exact containers are recognised by type first (isinstance is slower).
+    """
+    kind = type(value)
+    if kind in _PLAIN:
+        return value  # type: ignore[no-any-return]
+    if kind is list or kind is tuple or isinstance(value, list | tuple):
+        return tuple([freeze(v) for v in value])
+    if kind is dict or isinstance(value, dict):
+        return tuple([(k, freeze(v)) for k, v in value.items()])
     if isinstance(value, set | frozenset):
         return frozenset(value)
     return value  # type: ignore[no-any-return]
 
 
+# The language a screen is being built in, looked up once per screen (`in_language`):
+# Django's get_language() costs more than a cache hit, and a screen has ~40 regions.
+_screen = threading.local()
+
+
+@contextlib.contextmanager
+def in_language() -> Iterator[None]:
+    """Build one screen (synchronously) in the active language."""
+    previous = getattr(_screen, "language", None)
+    _screen.language = get_language()
+    try:
+        yield
+    finally:
+        _screen.language = previous
+
+
+def _language() -> str | None:
+    language = getattr(_screen, "language", None)
+    return language if language is not None else get_language()
+
+
 def cached(key: Hashable, render: Callable[[], str]) -> SafeString:
     """Render once per key and language, then reuse (least recently used go first)."""
-    full_key = (key, get_language())
+    full_key = (key, _language())
     html = _cache.get(full_key)
     if html is None:
         html = mark_safe(render())

@@ -33,12 +33,32 @@ def status(room: Room, view: GameView | None, log: str = "", oob: bool = True) -
         context: dict[str, Any] = {"snap": room, "oob": oob}
         if view is not None:
             context.update(present.common(present.public(view), room))
+            context["player_lines"] = [_player_line(p) for p in context["players"]]
             turns = history.decode_recent(log)[:1]
             named = history.named(turns, [seat.name for seat in room.seats])
             context["last_turn"] = named[0] if named else None
         return render_to_string("phone/status.html", context)
 
     return regions.cached(("status", room, log, oob), render)
+
+
+def _player_line(player: dict[str, Any]) -> str:
+    """One player's line in the status: remembered by what it says, so a change
+    renders only the line of the player who acted."""
+    seat, view = player["seat"], player["view"]
+    return regions.render(
+        "phone/player_line.html",
+        {
+            "name": str(seat.name),
+            "position": seat.position,
+            "current": player["is_current"],
+            "points": view.points,
+            "tokens": view.token_count,
+            "cards": view.cards,
+            "reserved": tuple(r.level for r in view.reserved),
+            "roman": present.ROMAN,
+        },
+    )
 
 
 def _payments(view: GameView) -> dict[int, tuple[ColourCount, ...]]:
@@ -209,7 +229,12 @@ def _playing(
         found["take-picker"] = regions.render(
             "phone/regions/take_picker.html",
             {
-                "bank": view.bank,
+                # One remembered button per pile: a take re-renders only its piles.
+                "buttons": [
+                    regions.render("phone/take_button.html", {"t": t, "my_turn": my_turn})
+                    for t in view.bank
+                    if t.colour != "gold"
+                ],
                 "gold": view.bank[5].amount,
                 "my_turn": my_turn,
                 "takes": legal["takes"],
@@ -229,6 +254,11 @@ def phone_screen(room: Room, view: GameView | None, position: int, log: str = ""
 
     `log` is the game's recent turns (game.history.encode_recent).
     """
+    with regions.in_language():
+        return _phone_screen(room, view, position, log)
+
+
+def _phone_screen(room: Room, view: GameView | None, position: int, log: str) -> regions.Screen:
     my_turn = view is not None and view.phase != "over" and view.current == position
     phase = view.phase if view is not None else room.status
     found: dict[str, str] = {

@@ -175,6 +175,13 @@ def table_screen(
     log, as a replay). `csrf` is the host screen's token for its forms. QR codes come as empty
     elements; `Screen.qr` fills them in only for a browser that lacks them.
     """
+    with regions.in_language():
+        return _table_screen(room, view, log=log, is_host=is_host, url=url, csrf=csrf)
+
+
+def _table_screen(
+    room: Room, view: GameView | None, *, log: str | None, is_host: bool, url: str, csrf: str
+) -> regions.Screen:
     csrf = csrf if is_host else ""
     qr: dict[str, Any] = {}
     meta = {"version": room.version, "status": room.status, "current": -1, "acted_last": -1}

@@ -7,6 +7,7 @@ another seat's blind-reserved card cannot reach a template by accident.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from game.engine.actions import Action
@@ -92,15 +93,24 @@ class GameView:
 
 
 def colour_counts(counts: list[int] | tuple[int, ...]) -> tuple[ColourCount, ...]:
+    return _colour_counts(tuple(counts))
+
+
+# Views are immutable and made for every seat at every change: a card's view, a
+# noble's view and a row of counts are built once and shared.
+@lru_cache(maxsize=4096)
+def _colour_counts(counts: tuple[int, ...]) -> tuple[ColourCount, ...]:
     return tuple(ColourCount(NAMES[c], n) for c, n in enumerate(counts))
 
 
+@cache
 def card_view(card_id: int) -> CardView:
     c = card(card_id)
     cost = tuple(ColourCount(NAMES[g], n) for g, n in zip(GEMS, c.cost, strict=True) if n)
     return CardView(c.id, c.level, NAMES[c.bonus], c.points, cost)
 
 
+@cache
 def noble_view(noble_id: int) -> NobleView:
     n = noble(noble_id)
     needs = tuple(ColourCount(NAMES[g], k) for g, k in zip(GEMS, n.requires, strict=True) if k)

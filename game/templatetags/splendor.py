@@ -109,6 +109,11 @@ def noble(view: NobleView) -> str:
 @register.simple_tag
 def chip(colour: str, amount: int) -> str:
     """Draw a count of tokens or bonuses: the gem, then the number."""
+    return _chip_html(colour, amount, get_language())
+
+
+@lru_cache(maxsize=1024)
+def _chip_html(colour: str, amount: int, language: str | None) -> SafeString:
     return format_html(
         '<span class="chip chip-{}{}" role="img" aria-label="{} {}">'
         '{}<span class="chip-n">{}</span></span>',
