@@ -145,7 +145,7 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "game.layers.InMemoryChannelLayer"}}
 
 # Seats are remembered in the session: keep phones seated for a long while.
 SESSION_COOKIE_AGE = 60 * 24 * 60 * 60

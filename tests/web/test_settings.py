@@ -141,7 +141,7 @@ def test_settings_default_to_sqlite_and_the_in_memory_layer() -> None:
     assert json.loads(out) == [
         "django.db.backends.sqlite3",
         "IMMEDIATE",
-        "channels.layers.InMemoryChannelLayer",
+        "game.layers.InMemoryChannelLayer",
     ]
 
 
