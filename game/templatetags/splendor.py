@@ -84,6 +84,32 @@ def gem(colour: str, text: Any = None) -> str:
     return _gem_html(colour, None if text is None else str(text), get_language())
 
 
+# Inside something labelled as a whole (a chip, a card or a noble: role="img" with
+# its own aria-label; a button with its aria-label) a gem is only a picture: no
+# label, no title, the same in every language. Half the bytes of a labelled gem,
+# and screens send many.
+@lru_cache(maxsize=256)
+def _plain_gem_html(colour: str, text: str | None) -> SafeString:
+    if text is None:
+        return format_html(
+            '<span class="gem gem-{}" aria-hidden="true">'
+            '<span class="gem-text gem-mark">{}</span></span>',
+            colour,
+            COLOUR_MARKS.get(colour, "?"),
+        )
+    return format_html(
+        '<span class="gem gem-{}" aria-hidden="true"><span class="gem-text">{}</span></span>',
+        colour,
+        text,
+    )
+
+
+@register.simple_tag
+def plain_gem(colour: str, text: Any = None) -> str:
+    """Draw a gem inside a labelled whole (see _plain_gem_html)."""
+    return _plain_gem_html(colour, None if text is None else str(text))
+
+
 @lru_cache(maxsize=512)
 def _card_html(view: CardView, language: str | None) -> SafeString:
     return mark_safe(render_to_string("parts/card.html", {"card": view}))
@@ -121,7 +147,7 @@ def _chip_html(colour: str, amount: int, language: str | None) -> SafeString:
         " chip-zero" if not amount else "",
         amount,
         COLOUR_LABELS.get(colour, colour),
-        gem(colour),
+        plain_gem(colour),
         amount,
     )
 
