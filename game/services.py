@@ -65,6 +65,7 @@ def _publish_after_commit(
     state: GameState | None = None,
     gone: tuple[int, ...] = (),
     new_moves: tuple[str, ...] = (),
+    seats: list[Seat] | None = None,
 ) -> None:
     """Tell the screens about this change once it is committed, and let a bot play next.
 
@@ -76,7 +77,8 @@ def _publish_after_commit(
     """
     if state is None:
         state = load_state(game)
-    seats = list(game.seats.all())
+    if seats is None:  # the caller has not read them in this transaction
+        seats = list(game.seats.all())
     next_code = ""
     if game.next_game_id is not None:
         next_code = Game.objects.values_list("code", flat=True).get(pk=game.next_game_id)
@@ -442,7 +444,9 @@ def _read_version(version: Any) -> int:
     raise Refused(_("That action could not be read."))
 
 
-def _apply(game: Game, position: int, text: Any, version: Any) -> None:
+def _apply(
+    game: Game, position: int, text: Any, version: Any, seats: list[Seat] | None = None
+) -> None:
     """Apply one action to a locked game, record it and announce it after commit."""
     if game.status == Game.Status.LOBBY:
         raise Refused(_("The game has not started yet."))
@@ -465,18 +469,20 @@ def _apply(game: Game, position: int, text: Any, version: Any) -> None:
     game.version = state.moves
     if state.is_over:
         game.status = Game.Status.OVER
-    game.save()
-    _publish_after_commit(game, state, new_moves=(action.notation(),))
+    game.save(update_fields=["state", "version", "status", "updated_at"])
+    _publish_after_commit(game, state, new_moves=(action.notation(),), seats=seats)
 
 
 def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
     """Apply a player's action for the seat their session holds."""
     with transaction.atomic():
         game = _lock(game_id)
-        seat = seat_of(game, player_key)
+        # One read of the seats: whose action it is, and the room the screens are sent.
+        seats = list(game.seats.all())
+        seat = next((s for s in seats if player_key and s.player_key == player_key), None)
         if seat is None or seat.is_bot:
             raise Refused(_("You do not have a seat in this game."))
-        _apply(game, seat.position, text, version)
+        _apply(game, seat.position, text, version, seats)
 
 
 def bot_to_play(game: Game) -> Seat | None:
