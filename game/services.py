@@ -366,32 +366,30 @@ def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
 # Seconds a phone may be away on its turn before a bot plays for it (the lobby's choices).
 
 
-def set_stand_in(game_id: int, host_key: str, seconds: int | None) -> Game:
-    """Let a bot play for a phone away `seconds` on its turn; None turns it off."""
-    if seconds is not None and seconds not in STAND_IN_CHOICES:
-        raise Refused(_("Choose one of the waiting times offered."))
+def _set_lobby_choice(game_id: int, host_key: str, field: str, value: object) -> Game:
+    """Store one of the host's lobby choices (already checked) and show it."""
     with transaction.atomic():
         game = _lock(game_id)
         _require_host(game, host_key)
         _require_lobby(game)
-        game.stand_in_after = seconds
-        game.save(update_fields=["stand_in_after", "updated_at"])
+        setattr(game, field, value)
+        game.save(update_fields=[field, "updated_at"])
         _publish_after_commit(game)
         return game
+
+
+def set_stand_in(game_id: int, host_key: str, seconds: int | None) -> Game:
+    """Let a bot play for a phone away `seconds` on its turn; None turns it off."""
+    if seconds is not None and seconds not in STAND_IN_CHOICES:
+        raise Refused(_("Choose one of the waiting times offered."))
+    return _set_lobby_choice(game_id, host_key, "stand_in_after", seconds)
 
 
 def set_hard_bot_seconds(game_id: int, host_key: str, seconds: float) -> Game:
     """Let hard bots think `seconds` about each move (one of bot_levels.hard_bot_choices())."""
     if seconds not in hard_bot_choices():
         raise Refused(_("Choose one of the thinking times offered."))
-    with transaction.atomic():
-        game = _lock(game_id)
-        _require_host(game, host_key)
-        _require_lobby(game)
-        game.hard_bot_seconds = seconds
-        game.save(update_fields=["hard_bot_seconds", "updated_at"])
-        _publish_after_commit(game)
-        return game
+    return _set_lobby_choice(game_id, host_key, "hard_bot_seconds", seconds)
 
 
 def stand_in_for_away(game_id: int, position: int, expected_version: int) -> bool:
