@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from game.engine import GameState, outcome
 from game.history import log_context
 from game.models import Game
+from game.present import log_items
 from game.readmodel import read
 
 
@@ -33,11 +34,11 @@ def game_log(request: HttpRequest, code: str) -> HttpResponse:
         raise Http404(_("There is no game with this code."))
     room, _holders, state = read(game.id)
     if state is None:
-        return render(request, "parts/game_log.html", {"log": []})
+        return render(request, "parts/game_log.html", {"items": log_items([], None).values()})
     names = [seat.name for seat in room.seats]  # as every screen says them (bots by level)
     context = log_context(game.id, game.code, state.moves, names)
-    context["outcome"] = _outcome_line(state, names)
-    return render(request, "parts/game_log.html", context)
+    items = log_items(context["log"], _outcome_line(state, names))  # type: ignore[arg-type]
+    return render(request, "parts/game_log.html", {"items": items.values()})
 
 
 def _outcome_line(state: GameState | None, names: list[str]) -> dict[str, object] | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
+from game import regions
 from game.engine import parse_action
 from game.engine.actions import TAKE
 from game.engine.colours import NAMES
@@ -109,3 +110,21 @@ def common(view: GameView, room: Room) -> dict[str, Any]:
         "roman": ROMAN,
         "levels": levels(view),
     }
+
+
+# The game log's list, by element id, newest first. The TV's frames add only the
+# new turns and drop the oldest (regions.Shown), instead of re-sending the list.
+LOG_LIST = "game-log-list"
+
+
+def log_items(entries: list[dict[str, Any]], outcome: dict[str, Any] | None) -> dict[str, str]:
+    """The log's items: the end of the game, then each turn (history.named), newest first."""
+    items: dict[str, str] = {}
+    if outcome:
+        items["log-end"] = regions.render("parts/log_end.html", {"outcome": outcome})
+    for entry in entries:
+        number = entry["turn"].number
+        items[f"log-turn-{number}"] = regions.render("parts/log_entry.html", {"entry": entry})
+    if not entries:
+        items["log-empty"] = regions.render("parts/log_empty.html", {})
+    return items

@@ -144,6 +144,10 @@ class Screen:
     # QR codes by the id of their (empty, preserved) element: filled in only for a
     # browser that does not show them yet, so a region's HTML never depends on it.
     qr: dict[str, Callable[[], str]] = field(default_factory=dict)
+    # Regions that are lists growing at the top (the TV's game log): region id ->
+    # (the list element's id, its items by id, newest first). A change sends the
+    # new items and deletes the gone ones instead of the whole region.
+    lists: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -154,6 +158,7 @@ class Shown:
     hashes: dict[str, int] = field(default_factory=dict)
     sheets: dict[str, int] = field(default_factory=dict)
     qr_by_region: dict[str, frozenset[str]] = field(default_factory=dict)
+    items: dict[str, dict[str, int]] = field(default_factory=dict)  # list region -> item hashes
 
     @property
     def qr_codes(self) -> frozenset[str]:
@@ -175,8 +180,14 @@ class Shown:
             self.qr_by_region = {}
             for rid, html in screen.regions.items():
                 self._note_qr_codes(rid, html)
+            self.items = {rid: _hashes(items) for rid, (_, items) in screen.lists.items()}
             return _fill(screen.full(), screen.qr, shown)
-        parts = [self._region(rid, html) for rid, html in screen.regions.items()]
+        parts = [
+            self._list(rid, *screen.lists[rid], html)
+            if rid in screen.lists
+            else self._region(rid, html)
+            for rid, html in screen.regions.items()
+        ]
         parts += [self._sheet(sid, html) for sid, html in screen.sheets.items()]
         for sid in [s for s in self.sheets if s not in screen.sheets]:
             del self.sheets[sid]
@@ -193,6 +204,31 @@ class Shown:
         self._note_qr_codes(rid, html)
         return oob(html, rid)
 
+    def _list(self, rid: str, list_id: str, items: dict[str, str], html: str) -> str:
+        """What turns the list the browser shows into `items`: new items at the top,
+        changed ones replaced, gone ones deleted."""
+        digest = hash(html)
+        if self.hashes.get(rid) == digest:
+            return ""
+        self.hashes[rid] = digest
+        known = self.items.get(rid, {})
+        fresh = [html for iid, html in items.items() if iid not in known]
+        parts = (
+            [f'<div hx-swap-oob="afterbegin:#{list_id}">{"".join(fresh)}</div>'] if fresh else []
+        )
+        parts += [
+            oob(item, iid)
+            for iid, item in items.items()
+            if iid in known and known[iid] != hash(item)
+        ]
+        parts += [
+            f'<template id="{iid}" hx-swap-oob="delete"></template>'
+            for iid in known
+            if iid not in items
+        ]
+        self.items[rid] = _hashes(items)
+        return "".join(parts)
+
     def _note_qr_codes(self, rid: str, html: str) -> None:
         codes = preserved_ids(html)
         if codes:
@@ -207,3 +243,7 @@ class Shown:
         if known is None:  # a card new to this screen: add its sheet
             return f'<div hx-swap-oob="beforeend:#sheets">{html}</div>'
         return "" if known == digest else oob(html, sid)
+
+
+def _hashes(items: dict[str, str]) -> dict[str, int]:
+    return {intern(iid): hash(html) for iid, html in items.items()}

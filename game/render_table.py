@@ -104,8 +104,14 @@ def _market(view: GameView) -> dict[str, str]:
     return found
 
 
-def _log(room: Room, log: str | None, outcome: dict[str, Any] | None) -> dict[str, str]:
-    """The last turn told in sentences, and the last few turns (newest first)."""
+def _log(
+    room: Room, log: str | None, outcome: dict[str, Any] | None
+) -> tuple[dict[str, str], dict[str, tuple[str, dict[str, str]]]]:
+    """The last turn told in sentences, and the last few turns (newest first).
+
+    Also returns the log as a list region (regions.Screen.lists), so a change
+    sends the TV only its new turn.
+    """
     turns = history.decode_recent(log or "")
     names = [seat.name for seat in room.seats]
     entries = history.named(turns, names)
@@ -114,14 +120,21 @@ def _log(room: Room, log: str | None, outcome: dict[str, Any] | None) -> dict[st
             "host/regions/last_turn.html", {"last_turn": entries[0] if entries else None}
         )
     }
+    lists: dict[str, tuple[str, dict[str, str]]] = {}
     if log is not None:  # a replay shows no log
-        context = {"log": entries, "outcome": outcome}
-        found["game-log"] = regions.render("parts/game_log.html", context)
-    return found
+        items = present.log_items(entries, outcome)
+        found["game-log"] = regions.render("parts/game_log.html", {"items": tuple(items.values())})
+        lists["game-log"] = (present.LOG_LIST, items)
+    return found, lists
 
 
 def _table(
-    room: Room, view: GameView, host: dict[str, Any], qr: dict[str, Any], log: str | None
+    room: Room,
+    view: GameView,
+    host: dict[str, Any],
+    qr: dict[str, Any],
+    log: str | None,
+    lists: dict[str, tuple[str, dict[str, str]]],
 ) -> dict[str, str]:
     outcome = present.outcome(view, room)
     turns = history.decode_recent(log or "")
@@ -144,7 +157,9 @@ def _table(
             "to_return": view.to_return,
         },
     )
-    found.update(_log(room, log, outcome))
+    told, told_lists = _log(room, log, outcome)
+    found.update(told)
+    lists.update(told_lists)
     just = history.just_of(turns[0] if turns else None)
     host = {**host, "over": outcome is not None, "just": just}
     for player in present.players(view, room):
@@ -202,16 +217,17 @@ def _table_screen(
         found["screen-redirect"] = regions.render(
             "host/regions/redirect.html", {"next_code": room.next_code}
         )
+    lists: dict[str, tuple[str, dict[str, str]]] = {}
     if view is None:
         found["lobby"] = _lobby(room, is_host, url, csrf, qr)
     else:
         host = {"is_host": is_host, "url": url, "csrf": csrf}
-        found.update(_table(room, view, host, qr, log))
+        found.update(_table(room, view, host, qr, log, lists))
 
     def full() -> str:
         return whole_screen(room, found, oob=True)
 
-    return regions.Screen(found, full, qr=qr)
+    return regions.Screen(found, full, qr=qr, lists=lists)
 
 
 def whole_screen(room: Room, found: dict[str, str], *, oob: bool) -> str:

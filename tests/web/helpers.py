@@ -273,11 +273,12 @@ class Page:
     def _swap(self, message: str, element: Element) -> None:
         how = element.attrs.get("hx-swap-oob", "true")
         outer = message[element.start : element.end].replace(f' hx-swap-oob="{how}"', "", 1)
-        if how.startswith("beforeend:#"):
+        if how.startswith(("beforeend:#", "afterbegin:#")):
             target = self._find(how.split("#", 1)[1])
             assert target is not None, f"no {how}"
             inner = message[element.inner_start : element.inner_end]
-            self.html = self.html[: target.inner_end] + inner + self.html[target.inner_end :]
+            at = target.inner_end if how.startswith("beforeend") else target.inner_start
+            self.html = self.html[:at] + inner + self.html[at:]
             return
         target = self._find(element.id)
         if target is None:

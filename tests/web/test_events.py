@@ -233,7 +233,7 @@ def test_the_log_page_lists_turns_newest_first_and_the_end() -> None:
     play_as(table, "take:rkw")
     game = Game.objects.get(pk=table.game_id)
     html = Client().get(f"/play/{game.code}/log/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    texts = [_text(li) for li in re.findall(r"<li>(.*?)</li>", html, flags=re.S)]
+    texts = [_text(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", html, flags=re.S)]
     assert texts[0].startswith("2.") and "took three different gems" in texts[0], texts
     assert texts[1].startswith("1.") and "Ada took three different gems" in texts[1], texts
     assert "Bob" in texts[0], texts

@@ -9,6 +9,7 @@ consumer that survives any frame.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -131,6 +132,32 @@ async def test_unchanged_regions_and_sheets_are_not_sent_again(screens: Screens)
     await tv.until_version(1)
     assert all("<svg" not in message for message in tv.log[1:]), "the QR code was sent again"
     assert "data-url" in tv.view  # the preserved QR code is still on the page
+
+
+async def test_the_tv_log_gets_only_the_new_turn_and_keeps_the_last_six(screens: Screens) -> None:
+    table = await db(started)(("Ada", "Bob", "Cy", "Di"))  # seven gems a colour
+    tv = await screens.tv(table)
+    await tv.until_version(0)
+    assert 'id="log-empty"' in tv.view
+    takes = ("take:wug", "take:rkw", "take:ugr", "take:kwu", "take:grk", "take:wug", "take:rkw")
+    for version, take in enumerate(takes):
+        key = table.player(version % 4).key
+        await db(services.play)(table.game_id, key, take, version)
+        await tv.until_version(version + 1)
+        frame = tv.log[-1]
+        turn = version + 1
+        # The new turn goes on top of the list; the turns before it are not sent again.
+        assert 'hx-swap-oob="afterbegin:#game-log-list"' in frame
+        assert f'id="log-turn-{turn}"' in frame
+        assert f'id="log-turn-{turn - 1}"' not in frame
+        log = tv.view[tv.view.index('id="game-log-list"') :]
+        shown = [int(n) for n in re.findall(r'id="log-turn-(\d+)"', log)]
+        assert shown == list(range(turn, max(0, turn - 6), -1)), shown
+        assert 'id="log-empty"' not in tv.view
+    # What the page built from the frames is what a fresh page shows.
+    fresh = await screens.tv(table)
+    first = await fresh.until_version(len(takes))
+    assert re.findall(r'id="log-turn-(\d+)"', first) == re.findall(r'id="log-turn-(\d+)"', tv.view)
 
 
 async def test_a_new_card_brings_its_sheet_and_a_bought_one_takes_its_sheet_away(
