@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.helpers import Phone, Recorder, Table, wait_quiet
+from tests.browser.helpers import Phone, Recorder, Table, settle
 
 
 def start_game(
@@ -26,7 +26,7 @@ def start_game(
     tv.start()
     for phone in phones:
         expect(phone.page.locator("#hand.phase-main, #hand.phase-return")).to_have_count(1)
-    wait_quiet(tv, *phones)
+    settle(tv, *phones)
     return url, phones
 
 

@@ -44,11 +44,16 @@ PHONE_OPTIONS: dict[str, Any] = {
 }
 TV_OPTIONS: dict[str, Any] = {"viewport": {"width": 1920, "height": 1080}}
 
-# Counts the websocket messages a page received, and when the last one came.
+# Counts the websocket messages a page received and the heartbeat answers, and
+# keeps the socket, so a test can ask for a heartbeat answer (Screen.settle).
 WS_PROBE = """
-window.__ws = {opened: 0, messages: 0, last: 0};
-document.addEventListener("htmx:wsOpen", function () {
+window.__ws = {opened: 0, messages: 0, last: 0, pongs: 0, socket: null};
+document.addEventListener("htmx:wsOpen", function (e) {
   window.__ws.opened += 1; window.__ws.last = Date.now();
+  window.__ws.socket = e.detail.socketWrapper;
+});
+document.addEventListener("htmx:wsBeforeMessage", function (e) {
+  if (e.detail.message === "pong") window.__ws.pongs += 1;
 });
 document.addEventListener("htmx:wsAfterMessage", function () {
   window.__ws.messages += 1; window.__ws.last = Date.now();
@@ -133,14 +138,19 @@ class Screen:
         """Wait until the page's socket delivered its first view."""
         self.page.wait_for_function("window.__ws && window.__ws.messages > 0", timeout=timeout)
 
-    def wait_quiet(self, ms: int = 250, timeout: float = 5000) -> None:
-        """Wait until no websocket message arrived for `ms` milliseconds."""
-        self.page.wait_for_function(
-            "ms => window.__ws && window.__ws.messages > 0 && Date.now() - window.__ws.last > ms",
-            arg=ms,
-            polling=50,
-            timeout=timeout,
+    def settle(self, timeout: float = 15000) -> None:
+        """Ask the server for a heartbeat answer and wait for it.
+
+        The server answers on the same socket after what it sent the page before,
+        so the page then shows every update the server had for it: a condition,
+        never a quiet period.
+        """
+        self.wait_connected(timeout)
+        before = self.page.evaluate(
+            "() => { const n = window.__ws.pongs;"
+            " window.__ws.socket.send(JSON.stringify({ping: true})); return n; }"
         )
+        self.page.wait_for_function("n => window.__ws.pongs > n", arg=before, timeout=timeout)
 
     def shot(self, name: str, *, full_page: bool = False) -> Path:
         ARTIFACTS.mkdir(exist_ok=True)
@@ -456,10 +466,10 @@ class Recorder:
         return problems
 
 
-def wait_quiet(*screens: Screen) -> None:
-    """Wait until none of these screens is still receiving updates."""
+def settle(*screens: Screen) -> None:
+    """Wait until each screen shows every update the server had sent it (Screen.settle)."""
     for screen in screens:
-        screen.wait_quiet()
+        screen.settle()
 
 
 def decode_qr(png: bytes) -> list[str]:

@@ -37,7 +37,7 @@ def test_phone_plays_a_bot_to_the_end_and_rematches(recorder: Recorder, tv: Tabl
     expect(end_screen.locator(".ranking tbody tr")).to_have_count(2)
     expect(phone.page.locator("#hand .result h1")).to_be_visible()
     expect(phone.page.locator(".status .turn-line")).to_have_text("Game over")
-    tv.wait_quiet()
+    tv.settle()
     tv.shot("end-screen")
     phone.shot("phone-result", full_page=True)
     print(f"Game over after {time.monotonic() - started:.1f} s, phone turns: {dict(done)}")

@@ -140,7 +140,7 @@ def test_cards_show_their_whole_cost(recorder: Recorder, tv: Table) -> None:
     problems: set[str] = set()
     for _turn in range(3):
         phone.wait_turn()
-        tv.wait_quiet()
+        tv.settle()
         for screen in (tv, phone):
             problems.update(f"{screen.label}: {p}" for p in screen.page.evaluate(CARD_OVERFLOW_JS))
         phone.play_turn(buy=True)

@@ -44,7 +44,7 @@ def test_tv_qr_code_phones_join_live_and_host_starts(
     assert tv.page.evaluate("window.__noReload === true"), "the TV lobby reloaded"
     # Each phone hears about the other too.
     expect(phones[0].page.locator(".status .names")).to_contain_text("Bertil")
-    tv.wait_quiet()
+    tv.settle()
     tv.shot("lobby")
     phones[0].shot("phone-lobby")
 
@@ -55,7 +55,7 @@ def test_tv_qr_code_phones_join_live_and_host_starts(
     assert sorted(turns) == [False, True], f"exactly one phone should be on turn: {turns}"
     expect(tv.page.locator(".player")).to_have_count(2)
     expect(tv.page.locator(".market .card[data-card]")).to_have_count(12)
-    tv.wait_quiet()
+    tv.settle()
     tv.shot("table")
 
 

@@ -32,7 +32,7 @@ from tests.browser.helpers import (
     Recorder,
     Server,
     Table,
-    wait_quiet,
+    settle,
     wait_until,
 )
 from tests.browser.positions import (
@@ -136,7 +136,7 @@ def reach(recorder: Recorder, tv: Table, phones: list[Phone], found: Position) -
     tv.start()  # the seed draws the first player, as it did in the search
     for phone in phones:
         expect(phone.page.locator("#hand.phase-main")).to_have_count(1)
-    wait_quiet(tv, *phones)
+    settle(tv, *phones)
     replayed = in_server_db(server, {"code": tv.code, "moves": found.moves})
     # The game in the database is exactly the position the search found.
     assert replayed["moves"] == list(found.moves)
@@ -154,7 +154,7 @@ def reach(recorder: Recorder, tv: Table, phones: list[Phone], found: Position) -
         lambda: tv.version() == version and all(p.version() == version for p in phones),
         message=f"every screen to show version {version}",
     )
-    wait_quiet(tv, *phones)
+    settle(tv, *phones)
     for seat, phone in enumerate(phones):
         assert phone.seat() == seat
         assert phone.my_turn() == (seat == found.seat)

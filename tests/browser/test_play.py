@@ -13,7 +13,7 @@ from tests.browser.helpers import (
     Recorder,
     Table,
     WebSocketGate,
-    wait_quiet,
+    settle,
     wait_until,
 )
 
@@ -63,7 +63,7 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
             # Another phone reconnecting must not wipe a half-made selection.
             other.page.reload()
             other.wait_connected()
-            wait_quiet(tv, first, other)
+            settle(tv, first, other)
             expect(picker.locator(".gem-button.selected")).to_have_count(2)
     expect(confirm).to_be_enabled()
     for letter in "rk":  # a fourth colour is not offered...
@@ -72,8 +72,10 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
         gem.tap(force=True)  # ...and tapping it anyway changes nothing
         expect(gem).not_to_have_class(SELECTED)
     expect(picker.locator(".gem-button.selected")).to_have_count(3)
-    # Picking is private to the phone: the TV has heard nothing yet.
-    tv.page.wait_for_timeout(300)
+    # Picking is private to the phone: the TV has heard nothing yet. The phone's
+    # heartbeat is answered after anything it sent before; then the TV's.
+    first.settle()
+    tv.settle()
     assert (tv.bank(), tv.version()) == (bank, version), "a partial pick reached the table"
     confirm.tap()
     tv.wait_version(version)
@@ -208,7 +210,7 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     tab = recorder.second_tab(current, gate)
     tab.page.goto(current.page.url)
     tab.wait_connected()
-    wait_quiet(tv, tab, *phones)
+    settle(tv, tab, *phones)
     assert tab.my_turn() and tab.version() == tv.version()
     gate.close()  # the tab stops hearing from the server, like a phone on bad Wi-Fi
     version = tv.version()
@@ -230,7 +232,7 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     expect(flash).to_contain_text("moved on")
     tab.shot("phone-flash")
     wait_until(lambda: tab.version() == after, message="the refused tab to resync")
-    tv.wait_quiet()
+    tv.settle()
     assert tv.version() == after, "the refused action changed the game"
     expect(current.page.locator("#flash.show")).to_have_count(0)
     tab.page.close()

@@ -31,7 +31,7 @@ def test_reload_and_rejoin_with_the_code_from_the_tv(recorder: Recorder, tv: Tab
         phone.wait_turn()
         phone.play_turn(buy=True)
     phone.wait_turn()
-    tv.wait_quiet()
+    tv.settle()
     version = tv.version()
     assert version >= 3
 

@@ -170,7 +170,7 @@ def test_the_tv_fits_a_whole_game(recorder: Recorder, tv: Table, players: int) -
         _check(screen.page, f"{screen.label} {players} players at the start")
     for screen in screens:
         expect(screen.page.locator(".end-screen")).to_be_visible(timeout=120000)
-        screen.wait_quiet(timeout=30000)
+        screen.settle(timeout=30000)
         _assert_no_problems(screen, "during the game")
         _check(screen.page, f"{screen.label} {players} players at the end")
         screen.shot(f"tv-{players}p-{screen.label}-end")
@@ -202,7 +202,7 @@ def test_tv_text_is_at_least_24_px_at_1080p(recorder: Recorder, tv: Table) -> No
         tv.add_bot()
     tv.start()
     expect(tv.page.locator(".end-screen")).to_be_visible(timeout=120000)
-    tv.wait_quiet(timeout=30000)
+    tv.settle(timeout=30000)
     tv.page.locator("#end-close").click()
     tv.page.evaluate(WORST_TABLE_JS)
     smallest = tv.page.evaluate(SMALLEST_TEXT_JS)
