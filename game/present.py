@@ -19,9 +19,7 @@ from game.engine.colours import NAMES
 from game.engine.projection import ColourCount, GameView
 from game.engine.state import STALEMATE_ROUNDS
 from game.readmodel import Room
-from game.templatetags.splendor import chip
-
-ROMAN = {1: "I", 2: "II", 3: "III"}
+from game.templatetags.splendor import ROMAN, chip
 
 
 def chips_html(paid: list[ColourCount] | tuple[ColourCount, ...]) -> SafeString:

@@ -56,7 +56,6 @@ def _player_line(player: dict[str, Any]) -> str:
             "tokens": view.token_count,
             "cards": view.cards,
             "reserved": tuple(r.level for r in view.reserved),
-            "roman": present.ROMAN,
         },
     )
 
