@@ -20,11 +20,10 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from game import events, hinting, history, inbound, presence, services, standin
+from game import events, hinting, history, inbound, jinja, presence, services, standin
 from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
@@ -333,11 +332,11 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         self.gone = True
         with translation.override(self.language):
-            html = render_to_string("phone/gone.html", {"oob": True, "code": code})
+            html = jinja.render("phone/gone.html", {"oob": True, "code": code})
         await self.send_quietly(html)
 
     async def send_flash(self, message: str) -> None:
-        html = render_to_string("parts/flash.html", {"message": message, "oob": True})
+        html = jinja.render("parts/flash.html", {"message": message, "oob": True})
         await self.send_quietly(html)
 
     async def send_quietly(self, html: str) -> None:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
+from game import jinja
 from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
 from game.engine.cards import card, noble
 from game.engine.colours import GEMS, NAMES
@@ -230,4 +230,4 @@ def shown(hint: Hint, version: int) -> Shown:
 
 def answer_html(hint: Shown) -> str:
     """The answer, swapped into the hint panel of that version only (an older one is gone)."""
-    return render_to_string("phone/hint_answer.html", {"hint": hint})
+    return jinja.render("phone/hint_answer.html", {"hint": hint})

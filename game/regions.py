@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
 
-from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
+
+from game import jinja
 
 _CACHE_SIZE = 4096
 _cache: OrderedDict[Hashable, SafeString] = OrderedDict()
@@ -85,8 +86,15 @@ def cached(key: Hashable, render: Callable[[], str]) -> SafeString:
 
 
 def render(template: str, context: dict[str, Any]) -> SafeString:
-    """Render a region's template, remembered by its whole context."""
-    return cached((template, freeze(context)), lambda: render_to_string(template, context))
+    """Render a region's template (templates/jinja2/), remembered by its whole context."""
+    return cached((template, freeze(context)), lambda: jinja.render(template, context))
+
+
+def render_by(key: Hashable, template: str, context: Callable[[], dict[str, Any]]) -> SafeString:
+    """Render a region remembered by `key`, a small summary of everything its context
+    depends on: for the regions every screen has dozens of, building and freezing a
+    whole context at every change cost more than the rest of the lookup."""
+    return cached((template, key), lambda: jinja.render(template, context()))
 
 
 def absent(region_id: str) -> str:

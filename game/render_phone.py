@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from game import history, present, regions
+from game import history, jinja, present, regions
 from game.engine.actions import BUY, RESERVE, RETURN, TAKE, Action
 from game.engine.colours import NAMES
 from game.engine.projection import ColourCount, GameView
@@ -37,7 +36,7 @@ def status(room: Room, view: GameView | None, log: str = "", oob: bool = True) -
             turns = history.decode_recent(log)[:1]
             named = history.named(turns, [seat.name for seat in room.seats])
             context["last_turn"] = named[0] if named else None
-        return render_to_string("phone/status.html", context)
+        return jinja.render("phone/status.html", context)
 
     return regions.cached(("status", room, log, oob), render)
 
@@ -46,17 +45,18 @@ def _player_line(player: dict[str, Any]) -> str:
     """One player's line in the status: remembered by what it says, so a change
     renders only the line of the player who acted."""
     seat, view = player["seat"], player["view"]
-    return regions.render(
-        "phone/player_line.html",
-        {
-            "name": str(seat.name),
-            "position": seat.position,
-            "current": player["is_current"],
-            "points": view.points,
-            "tokens": view.token_count,
-            "cards": view.cards,
-            "reserved": tuple(r.level for r in view.reserved),
-        },
+    line = (
+        str(seat.name),
+        seat.position,
+        player["is_current"],
+        view.points,
+        view.token_count,
+        view.cards,
+        tuple(r.level for r in view.reserved),
+    )
+    names = ("name", "position", "current", "points", "tokens", "cards", "reserved")
+    return regions.render_by(
+        line, "phone/player_line.html", lambda: dict(zip(names, line, strict=True))
     )
 
 
@@ -70,19 +70,12 @@ def _payments(view: GameView) -> dict[int, tuple[ColourCount, ...]]:
 
 def _legal(legal: tuple[Action, ...]) -> dict[str, Any]:
     """Sort the seat's legal actions into what the phone's controls need."""
-    buys: dict[int, list[dict[str, Any]]] = {}
+    buys: dict[int, list[Action]] = {}
     reserves: set[int] = set()
     blind: set[int] = set()
     for action in legal:
         if action.kind == BUY:
-            paid = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
-            buys.setdefault(action.card, []).append(
-                {
-                    "notation": action.notation(),
-                    "paid": bool(paid),
-                    "paid_html": present.chips_html(paid),
-                }
-            )
+            buys.setdefault(action.card, []).append(action)
         elif action.kind == RESERVE and action.card:
             reserves.add(action.card)
         elif action.kind == RESERVE:
@@ -94,6 +87,16 @@ def _legal(legal: tuple[Action, ...]) -> dict[str, Any]:
         "reserves": reserves,
         "blind": blind,
         "can_pass": any(a.kind == "pass" for a in legal),
+    }
+
+
+def _buy_option(action: Action) -> dict[str, Any]:
+    """One way to pay for a card, as its sheet's button shows it."""
+    paid = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
+    return {
+        "notation": action.notation(),
+        "paid": bool(paid),
+        "paid_html": present.chips_html(paid),
     }
 
 
@@ -130,13 +133,11 @@ def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict
             },
         )
         for index, card in enumerate(row["cards"]):
-            found[f"slot-{level}-{index}"] = regions.render(
+            slot = (f"{level}-{index}", card, pays.get(card.id) if card else None)
+            found[f"slot-{level}-{index}"] = regions.render_by(
+                slot,
                 "phone/regions/market_slot.html",
-                {
-                    "slot": f"{level}-{index}",
-                    "card": card,
-                    "pay": pays.get(card.id) if card else None,
-                },
+                lambda slot=slot: dict(zip(("slot", "card", "pay"), slot, strict=True)),  # type: ignore[misc]
             )
         found[f"{STATIC}row-{level}-end"] = "</div>"
     found[f"{STATIC}market-end"] = "</section>"
@@ -173,14 +174,27 @@ def _sheets(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict
 def _card_sheet(
     card: Any, view: GameView, legal: dict[str, Any], pays: dict[int, Any], gold: int, market: bool
 ) -> str:
-    context = {
+    buys = tuple(legal["buys"].get(card.id, ()))
+    sheet = (
+        card,
+        buys,
+        card.id in pays or card.id in view.affordable,
+        market and card.id in legal["reserves"],
+        bool(gold),
+    )
+    return regions.render_by(sheet, "phone/card_sheet.html", lambda: _sheet_context(*sheet))
+
+
+def _sheet_context(
+    card: Any, buys: tuple[Action, ...], affordable: bool, can_reserve: bool, gold: bool
+) -> dict[str, Any]:
+    return {
         "card": card,
-        "options": legal["buys"].get(card.id, []),
-        "affordable": card.id in pays or card.id in view.affordable,
-        "can_reserve": market and card.id in legal["reserves"],
-        "gold": bool(gold),
+        "options": [_buy_option(action) for action in buys],
+        "affordable": affordable,
+        "can_reserve": can_reserve,
+        "gold": gold,
     }
-    return regions.render("phone/card_sheet.html", context)
 
 
 def _playing(
@@ -230,7 +244,11 @@ def _playing(
             {
                 # One remembered button per pile: a take re-renders only its piles.
                 "buttons": [
-                    regions.render("phone/take_button.html", {"t": t, "my_turn": my_turn})
+                    regions.render_by(
+                        (t, my_turn),
+                        "phone/take_button.html",
+                        lambda t=t: {"t": t, "my_turn": my_turn},  # type: ignore[misc]
+                    )
                     for t in view.bank
                     if t.colour != "gold"
                 ],
@@ -301,4 +319,4 @@ def whole_hand(screen: regions.Screen, *, oob: bool) -> str:
     inside = [v for k, v in screen.regions.items() if k != "status"]
     inside.append('<div id="sheets">' + "".join(screen.sheets.values()) + "</div>")
     context = {**screen.shell, "oob": oob, "body": mark_safe("\n".join(inside))}
-    return render_to_string("phone/hand.html", context)
+    return jinja.render("phone/hand.html", context)

@@ -12,11 +12,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from game import history, present, regions
+from game import history, jinja, present, regions
 from game.bot_levels import STAND_IN_CHOICES, hard_bot_choices, seconds_label
 from game.engine.projection import GameView
 from game.join_qr import qr_svg, rejoin_url
@@ -243,4 +242,4 @@ def whole_screen(room: Room, found: dict[str, str], *, oob: bool) -> str:
         "oob": oob,
         "regions": parts,
     }
-    return render_to_string("host/screen.html", context)
+    return jinja.render("host/screen.html", context)

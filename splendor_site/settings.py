@@ -101,6 +101,13 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The fragments the screens are updated with (game.jinja): rendered at every change.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "game.jinja.environment"},
+    },
 ]
 
 WSGI_APPLICATION = "splendor_site.wsgi.application"

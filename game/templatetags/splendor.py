@@ -12,7 +12,6 @@ from functools import lru_cache
 from typing import Any
 
 from django import template
-from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
@@ -112,12 +111,16 @@ def plain_gem(colour: str, text: Any = None) -> str:
 
 @lru_cache(maxsize=512)
 def _card_html(view: CardView, language: str | None) -> SafeString:
-    return mark_safe(render_to_string("parts/card.html", {"card": view}))
+    from game import jinja  # game.jinja draws its gems with this module
+
+    return mark_safe(jinja.render("parts/card.html", {"card": view}))
 
 
 @lru_cache(maxsize=64)
 def _noble_html(view: NobleView, language: str | None) -> SafeString:
-    return mark_safe(render_to_string("parts/noble.html", {"noble": view}))
+    from game import jinja
+
+    return mark_safe(jinja.render("parts/noble.html", {"noble": view}))
 
 
 @register.simple_tag

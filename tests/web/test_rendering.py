@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.test.signals import template_rendered
 
-from game import rendering
+from game import jinja, rendering
 from game.engine import GameState
 from game.engine.projection import CardView
 from tests.web.helpers import open_lobby, play_as, start
@@ -38,7 +38,8 @@ def _values(value: Any, depth: int = 0) -> list[Any]:
 
 
 def _contexts(game_id: int) -> dict[str, list[Any]]:
-    """Every template context used to render each screen (no cached region skipped)."""
+    """Every template context used to render each screen (no cached region skipped):
+    Django templates' and the Jinja2 fragments' (game.jinja.render)."""
     snap = rendering.load_snapshot(game_id)
     url = rendering.join_url(snap.code, 8000)
     screens: dict[str, Callable[[], str]] = {
@@ -49,18 +50,27 @@ def _contexts(game_id: int) -> dict[str, list[Any]]:
         "phones' status": lambda: rendering.render_phone_status(snap),
     }
     found: dict[str, list[Any]] = {}
+    fragment = jinja.render
     for name, render in screens.items():
         contexts: list[Any] = []
 
         def seen(sender: Any, context: Any, contexts: list[Any] = contexts, **kwargs: Any) -> None:
             contexts.append(context.flatten())
 
+        def fragment_seen(
+            template: str, context: dict[str, Any], contexts: list[Any] = contexts
+        ) -> Any:
+            contexts.append(dict(context))
+            return fragment(template, context)
+
         rendering.clear_cache()
-        template_rendered.connect(seen)
+        template_rendered.connect(seen)  # Django templates (pages)
+        jinja.render = fragment_seen  # the screens' fragments (game.jinja)
         try:
             render()
         finally:
             template_rendered.disconnect(seen)
+            jinja.render = fragment
         assert contexts, name
         found[name] = contexts
     return found

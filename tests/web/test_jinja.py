@@ -1,0 +1,51 @@
+"""The fragments' Jinja2 templates keep Django's translation tags and their meaning."""
+
+from __future__ import annotations
+
+import pytest
+from django.template import engines
+from django.utils import translation
+from jinja2 import TemplateSyntaxError
+
+
+def _render(source: str, **context: object) -> str:
+    return str(engines["jinja2"].from_string(source).render(context))
+
+
+def test_translate_is_translated_and_escaped() -> None:
+    with translation.override("de"):
+        assert _render('{% translate "Take" %}') == "Nehmen"
+    assert _render("{% translate '<b>' %}") == "&lt;b&gt;"
+
+
+@pytest.mark.parametrize(("count", "expected"), [(1, "1 Punkt"), (3, "3 Punkte")])
+def test_blocktranslate_count_picks_the_plural_form_of_the_language(
+    count: int, expected: str
+) -> None:
+    source = (
+        "{% blocktranslate count counter=n %}{{ counter }} point"
+        "{% plural %}{{ counter }} points{% endblocktranslate %}"
+    )
+    with translation.override("de"):
+        assert _render(source, n=count) == expected
+
+
+def test_blocktranslate_escapes_the_values_put_into_the_message() -> None:
+    source = "{% blocktranslate with name=who %}{{ name }}’s turn{% endblocktranslate %}"
+    assert _render(source, who="<script>Ελένη") == "&lt;script&gt;Ελένη’s turn"
+    with translation.override("fi"):
+        assert "Łukasz" in _render(source, who="Łukasz")
+        assert "turn" not in _render(source, who="Łukasz")
+
+
+def test_blocktranslate_reads_values_of_the_template_and_keeps_percent_signs() -> None:
+    assert _render(
+        "{% blocktranslate %}A {{ level }} card, 100%{% endblocktranslate %}", level=2
+    ) == ("A 2 card, 100%")
+    trimmed = "{% blocktranslate trimmed %}\n  one\n  two\n{% endblocktranslate %}"
+    assert _render(trimmed) == "one two"
+
+
+def test_a_tag_inside_a_blocktranslate_is_refused() -> None:
+    with pytest.raises(TemplateSyntaxError):
+        _render("{% blocktranslate %}{% if x %}y{% endif %}{% endblocktranslate %}")
