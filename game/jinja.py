@@ -15,6 +15,7 @@ translation work.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from django.template import engines
@@ -28,6 +29,7 @@ from jinja2.ext import Extension
 from jinja2.parser import Parser
 from markupsafe import Markup
 
+from game.languages import current
 from game.templatetags import splendor
 
 
@@ -174,15 +176,22 @@ class DjangoTranslations(Extension):
 
     @staticmethod
     def _translate(message: str) -> str:
-        return translation.gettext(message)
+        return _gettext(message, current())
 
     @staticmethod
     def _block_translate(singular: str, plural: str, count: Any, data: dict[str, Any]) -> Markup:
         if plural:
             message = translation.ngettext(singular, plural, count)
         else:
-            message = translation.gettext(singular)
+            message = _gettext(singular, current())
         return Markup(message) % data if data else Markup(message.replace("%%", "%"))
+
+
+@lru_cache(maxsize=4096)
+def _gettext(message: str, language: str | None) -> str:
+    """A message in `language`, the active one (remembered: the catalogues do not change
+    while the server runs)."""
+    return translation.gettext(message)
 
 
 def _trim(message: str) -> str:

@@ -11,19 +11,17 @@ the end of the game) sends the whole screen again.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
 
 from game import jinja
+from game.languages import current as _language
 
 _CACHE_SIZE = 4096
 _cache: OrderedDict[Hashable, SafeString] = OrderedDict()
@@ -48,27 +46,6 @@ def freeze(value: Any) -> Hashable:
     if isinstance(value, set | frozenset):
         return frozenset(value)
     return value  # type: ignore[no-any-return]
-
-
-# The language a screen is being built in, looked up once per screen (`in_language`):
-# Django's get_language() costs more than a cache hit, and a screen has ~40 regions.
-_screen = threading.local()
-
-
-@contextlib.contextmanager
-def in_language() -> Iterator[None]:
-    """Build one screen (synchronously) in the active language."""
-    previous = getattr(_screen, "language", None)
-    _screen.language = get_language()
-    try:
-        yield
-    finally:
-        _screen.language = previous
-
-
-def _language() -> str | None:
-    language = getattr(_screen, "language", None)
-    return language if language is not None else get_language()
 
 
 def cached(key: Hashable, render: Callable[[], str]) -> SafeString:

@@ -17,6 +17,7 @@ from game import history, jinja, present, regions
 from game.engine.actions import BUY, RESERVE, RETURN, TAKE, Action
 from game.engine.colours import NAMES
 from game.engine.projection import ColourCount, GameView
+from game.languages import in_language
 from game.readmodel import Room
 from game.regions import STATIC
 
@@ -271,7 +272,7 @@ def phone_screen(room: Room, view: GameView | None, position: int, log: str = ""
 
     `log` is the game's recent turns (game.history.encode_recent).
     """
-    with regions.in_language():
+    with in_language():
         return _phone_screen(room, view, position, log)
 
 

@@ -19,6 +19,7 @@ from game import history, jinja, present, regions
 from game.bot_levels import STAND_IN_CHOICES, hard_bot_choices, seconds_label
 from game.engine.projection import GameView
 from game.join_qr import qr_svg, rejoin_url
+from game.languages import in_language
 from game.readmodel import Room
 from game.regions import STATIC
 from game.templatetags.splendor import card as card_html
@@ -189,7 +190,7 @@ def table_screen(
     log, as a replay). `csrf` is the host screen's token for its forms. QR codes come as empty
     elements; `Screen.qr` fills them in only for a browser that lacks them.
     """
-    with regions.in_language():
+    with in_language():
         return _table_screen(room, view, log=log, is_host=is_host, url=url, csrf=csrf)
 
 

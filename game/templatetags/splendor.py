@@ -14,10 +14,10 @@ from typing import Any
 from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from game.engine.projection import CardView, NobleView
+from game.languages import current
 
 register = template.Library()
 
@@ -80,7 +80,7 @@ def _gem_html(colour: str, text: str | None, language: str | None) -> SafeString
 @register.simple_tag
 def gem(colour: str, text: Any = None) -> str:
     """Draw a gem: its shape, its colour and its mark (or `text`, e.g. a count)."""
-    return _gem_html(colour, None if text is None else str(text), get_language())
+    return _gem_html(colour, None if text is None else str(text), current())
 
 
 # Inside something labelled as a whole (a chip, a card or a noble: role="img" with
@@ -126,19 +126,19 @@ def _noble_html(view: NobleView, language: str | None) -> SafeString:
 @register.simple_tag
 def card(view: CardView) -> str:
     """Draw a face-up development card."""
-    return _card_html(view, get_language())
+    return _card_html(view, current())
 
 
 @register.simple_tag
 def noble(view: NobleView) -> str:
     """Draw a noble tile."""
-    return _noble_html(view, get_language())
+    return _noble_html(view, current())
 
 
 @register.simple_tag
 def chip(colour: str, amount: int) -> str:
     """Draw a count of tokens or bonuses: the gem, then the number."""
-    return _chip_html(colour, amount, get_language())
+    return _chip_html(colour, amount, current())
 
 
 @lru_cache(maxsize=1024)
