@@ -129,9 +129,11 @@ class Screen:
     # QR codes by the id of their (empty, preserved) element: filled in only for a
     # browser that does not show them yet, so a region's HTML never depends on it.
     qr: dict[str, Callable[[], str]] = field(default_factory=dict)
-    # Regions that are lists growing at the top (the TV's game log): region id ->
-    # (the list element's id, its items by id, newest first). A change sends the
-    # new items and deletes the gone ones instead of the whole region.
+    # Regions made of items with ids: region id -> (the list element's id, its items
+    # by id, in document order). A change sends only the items that changed. A list
+    # with an element id grows at the top (the TV's game log: new items go first,
+    # gone ones are deleted); one without ("") has a fixed set of items (a phone's
+    # status line, its hand), and when that set changes the whole region is sent.
     lists: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
 
 
@@ -186,6 +188,7 @@ class Shown:
         if self.hashes.get(rid) == digest:
             return ""
         self.hashes[rid] = digest
+        self.items.pop(rid, None)  # no longer shown as a list (see _list)
         self._note_qr_codes(rid, html)
         return oob(html, rid)
 
@@ -195,8 +198,13 @@ class Shown:
         digest = hash(html)
         if self.hashes.get(rid) == digest:
             return ""
+        known = self.items.get(rid)
+        if known is None or (not list_id and known.keys() != items.keys()):
+            # Not shown as this list yet, or other items: the whole region.
+            sent = self._region(rid, html)
+            self.items[rid] = _hashes(items)
+            return sent
         self.hashes[rid] = digest
-        known = self.items.get(rid, {})
         fresh = [html for iid, html in items.items() if iid not in known]
         parts = (
             [f'<div hx-swap-oob="afterbegin:#{list_id}">{"".join(fresh)}</div>'] if fresh else []

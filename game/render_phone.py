@@ -16,7 +16,7 @@ from django.utils.safestring import mark_safe
 from game import history, jinja, present, regions
 from game.engine.actions import BUY, RESERVE, RETURN, TAKE, Action
 from game.engine.colours import NAMES
-from game.engine.projection import ColourCount, GameView
+from game.engine.projection import ColourCount, GameView, PlayerView
 from game.languages import in_language
 from game.readmodel import Room
 from game.regions import STATIC
@@ -30,16 +30,38 @@ def status(room: Room, view: GameView | None, log: str = "", oob: bool = True) -
     """
 
     def render() -> str:
-        context: dict[str, Any] = {"snap": room, "oob": oob}
-        if view is not None:
-            context.update(present.common(present.public(view), room))
-            context["player_lines"] = [_player_line(p) for p in context["players"]]
-            turns = history.decode_recent(log)[:1]
-            named = history.named(turns, [seat.name for seat in room.seats])
-            context["last_turn"] = named[0] if named else None
-        return jinja.render("phone/status.html", context)
+        items = status_items(room, view, log)
+        return jinja.render("phone/status.html", {"snap": room, "oob": oob, "items": items})
 
     return regions.cached(("status", room, log, oob), render)
+
+
+def status_items(room: Room, view: GameView | None, log: str) -> dict[str, str]:
+    """The status line's parts by id (turn, final round, each player's line, last turn):
+    a change sends only the parts that changed (regions.Screen.lists)."""
+    if view is None:
+        return {}
+    over = view.outcome is not None
+    current_name = room.seats[view.current].name
+    items: dict[str, str] = {
+        "status-turn": regions.render_by(
+            (over, current_name),
+            "phone/status_turn.html",
+            lambda: {"over": over, "current_name": current_name},
+        )
+    }
+    if view.final_round and not over:
+        items["final-round"] = regions.render("phone/final_round.html", {})
+    for player in present.players(present.public(view), room):
+        items[f"line-{player['seat'].position}"] = _player_line(player)
+    turns = history.decode_recent(log)[:1]
+    named = history.named(turns, [seat.name for seat in room.seats])
+    last = named[0] if named else None
+    key = (last["turn"], last["name"]) if last else None
+    items["status-last"] = regions.render_by(
+        key, "phone/status_last.html", lambda: {"last_turn": last}
+    )
+    return items
 
 
 def _player_line(player: dict[str, Any]) -> str:
@@ -198,8 +220,58 @@ def _sheet_context(
     }
 
 
+TAKE_PILE = "take-pile-"
+
+
+def _take_items(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, str]:
+    """The take picker's parts by id: its legal takes, a button per pile, the gold and,
+    on the phone's own turn, Clear/Take: a take re-sends only the piles it changed."""
+    items: dict[str, str] = {
+        "take-legal": format_html(
+            '<span id="take-legal" hidden data-legal="{}"></span>', ",".join(takes)
+        )
+    }
+    for t in view.bank[:5]:
+        items[f"{TAKE_PILE}{t.colour}"] = regions.render_by(
+            (t, my_turn),
+            "phone/take_button.html",
+            lambda t=t: {"t": t, "my_turn": my_turn},  # type: ignore[misc]
+        )
+    gold = view.bank[5].amount
+    items[f"{TAKE_PILE}gold"] = regions.render_by(
+        gold, "phone/take_gold.html", lambda: {"gold": gold}
+    )
+    if my_turn:
+        items["take-actions"] = regions.render("phone/take_actions.html", {})
+        items["take-hint"] = regions.render("phone/take_hint.html", {})
+    return items
+
+
+def _hand_items(me: PlayerView, pays: dict[int, Any]) -> dict[str, str]:
+    """The phone's own hand by parts (points, tokens, bonuses, reserved cards, nobles):
+    taking gems re-sends the tokens, not the whole hand."""
+    reserved = tuple((r, pays.get(r.card.id) if r.card else None) for r in me.reserved)
+    parts: dict[str, tuple[str, dict[str, Any]]] = {
+        "my-score": ("score", {"points": me.points}),
+        "my-tokens": ("tokens", {"tokens": me.tokens, "total": me.token_count}),
+        "my-bonuses": ("bonuses", {"bonuses": me.bonuses}),
+        "my-reserved-count": ("reserved_count", {"count": len(me.reserved)}),
+        "my-reserved": ("reserved", {"reserved": reserved}),
+    }
+    if me.nobles:
+        parts["my-nobles"] = ("nobles", {"nobles": me.nobles})
+    return {
+        iid: regions.render(f"phone/hand/{name}.html", ctx) for iid, (name, ctx) in parts.items()
+    }
+
+
 def _playing(
-    room: Room, view: GameView, position: int, legal: dict[str, Any], pays: dict[int, Any]
+    room: Room,
+    view: GameView,
+    position: int,
+    legal: dict[str, Any],
+    pays: dict[int, Any],
+    lists: dict[str, tuple[str, dict[str, str]]],
 ) -> dict[str, str]:
     assert view.me is not None
     my_turn = view.phase != "over" and view.current == position
@@ -240,29 +312,23 @@ def _playing(
     if my_turn and legal["can_pass"]:
         found["pass-panel"] = regions.render("phone/regions/pass.html", {})
     if view.phase == "main":
-        found["take-picker"] = regions.render(
+        items = _take_items(view, my_turn, legal["takes"])
+        found["take-picker"] = regions.render_by(
+            tuple(items.items()),
             "phone/regions/take_picker.html",
-            {
-                # One remembered button per pile: a take re-renders only its piles.
-                "buttons": [
-                    regions.render_by(
-                        (t, my_turn),
-                        "phone/take_button.html",
-                        lambda t=t: {"t": t, "my_turn": my_turn},  # type: ignore[misc]
-                    )
-                    for t in view.bank
-                    if t.colour != "gold"
-                ],
-                "gold": view.bank[5].amount,
-                "my_turn": my_turn,
-                "takes": legal["takes"],
+            lambda: {
+                "legal": items["take-legal"],
+                "piles": [html for iid, html in items.items() if iid.startswith(TAKE_PILE)],
+                "actions": [items[iid] for iid in ("take-actions", "take-hint") if iid in items],
             },
         )
+        lists["take-picker"] = ("", items)
     found.update(_market(view, legal, pays))
-    reserved = [(r, pays.get(r.card.id) if r.card else None) for r in view.me.reserved]
-    found["my-hand"] = regions.render(
-        "phone/regions/my_hand.html", {"me": view.me, "reserved": reserved}
+    items = _hand_items(view.me, pays)
+    found["my-hand"] = regions.render_by(
+        tuple(items.items()), "phone/regions/my_hand.html", lambda: {"items": items}
     )
+    lists["my-hand"] = ("", items)
     found["progress"] = regions.render("phone/regions/progress.html", {"progress": _progress(view)})
     return found
 
@@ -295,6 +361,7 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
             "phone/regions/redirect.html", {"next_code": room.next_code}
         )
     sheets: dict[str, str] = {}
+    lists: dict[str, tuple[str, dict[str, str]]] = {}
     if view is None:
         found["seated"] = regions.render(
             "phone/regions/seated.html", {"me_name": room.seats[position].name}
@@ -304,15 +371,15 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
         # Buying is possible only in the main phase: not after the end, nor while
         # giving back tokens or choosing a noble.
         pays = _payments(view) if view.phase == "main" else {}
-        found.update(_playing(room, view, position, legal, pays))
+        lists["status"] = ("", status_items(room, view, log))
+        found.update(_playing(room, view, position, legal, pays, lists))
         sheets = _sheets(view, legal, pays)
     shell = {"version": room.version, "my_turn": my_turn, "phase": phase}
 
     def full() -> str:
         return regions.oob(found["status"], "status") + whole_hand(screen, oob=True)
 
-    screen = regions.Screen(found, full, sheets, shell)
-    return screen
+    return (screen := regions.Screen(found, full, sheets, shell, lists=lists))
 
 
 def whole_hand(screen: regions.Screen, *, oob: bool) -> str:

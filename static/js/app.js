@@ -171,7 +171,9 @@
 
   // ---- gem pickers: only selections that can still become a legal action
   function legalOf(picker) {
-    var raw = picker.getAttribute("data-legal") || "";
+    // On the picker, or on its own small element (the take picker's, updated alone).
+    var holder = picker.hasAttribute("data-legal") ? picker : picker.querySelector("[data-legal]");
+    var raw = (holder && holder.getAttribute("data-legal")) || "";
     return raw ? raw.split(",").map(function (n) { return n.split(":")[1]; }) : [];
   }
   function sorted(letters) {

@@ -87,7 +87,7 @@ PHONE_STATE_JS = """
     version: Number(hand.dataset.version),
     myTurn: hand.dataset.myTurn === "1",
     phase: phase.slice(6),
-    takes: legal("[data-picker=take]"),
+    takes: legal("#take-legal"),  // the take picker keeps its legal takes in their own element
     returns: legal("[data-picker=return]"),
     affordable: [...hand.querySelectorAll(".card-button.affordable")].map((b) => ({
       open: b.getAttribute("data-open"),

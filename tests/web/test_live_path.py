@@ -160,6 +160,43 @@ async def test_the_tv_log_gets_only_the_new_turn_and_keeps_the_last_six(screens:
     assert re.findall(r'id="log-turn-(\d+)"', first) == re.findall(r'id="log-turn-(\d+)"', tv.view)
 
 
+async def test_a_phone_gets_only_the_parts_of_its_status_picker_and_hand_that_changed(
+    screens: Screens,
+) -> None:
+    table = await db(started)(("Ada", "Bob", "Cy", "Di"))  # seven gems a colour
+    cy = await screens.phone(table, 2)
+    await cy.until_version(0)
+    await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+    await cy.until_version(1)
+    frame = cy.log[-1]
+    # Ada's take changed three piles, Ada's and Bob's lines and the turn: only they come.
+    for part in ("take-pile-white", "take-pile-blue", "take-pile-green", "line-0", "line-1"):
+        assert f'id="{part}" hx-swap-oob="true"' in frame, part
+    for part in ("take-pile-red", "take-pile-black", "line-2", "line-3", "my-tokens"):
+        assert f'id="{part}"' not in frame, part
+    assert 'id="status"' not in frame and 'id="take-picker"' not in frame
+    assert 'id="my-hand"' not in frame
+    # Cy's own take changes Cy's tokens in the hand, and nothing else of it.
+    await db(services.play)(table.game_id, table.player(1).key, "take:rkw", 1)
+    await db(services.play)(table.game_id, table.player(2).key, "take:ugr", 2)
+    await cy.until_version(3)
+    assert 'id="my-tokens" hx-swap-oob="true"' in cy.log[-1]
+    assert 'id="my-hand"' not in cy.log[-1]
+    # What the page built from the parts is what a fresh page shows.
+    fresh = await screens.phone(table, 2)
+    first = await fresh.until_version(3)
+    for part in ("take-pile-white", "take-pile-red", "line-2", "status-last", "my-tokens"):
+        assert _element(first, part) == _element(cy.view, part), part
+
+
+def _element(page: str, element_id: str) -> str:
+    """The opening tag and text of the element with this id, as a page shows it."""
+    start = page.index(f'id="{element_id}"')
+    start = page.rindex("<", 0, start)
+    found = page[start : page.index("</", start)]
+    return found.replace(' hx-swap-oob="true"', "")
+
+
 async def test_a_new_card_brings_its_sheet_and_a_bought_one_takes_its_sheet_away(
     screens: Screens,
 ) -> None:
