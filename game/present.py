@@ -93,7 +93,7 @@ def public(view: GameView) -> GameView:
         )
         for p in view.players
     )
-    return replace(view, players=players, me=None, legal=(), affordable=frozenset(), cheapest=())
+    return replace(view, players=players, me=None, legal=(), affordable=frozenset(), payments=())
 
 
 def common(view: GameView, room: Room) -> dict[str, Any]:

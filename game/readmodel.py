@@ -132,8 +132,15 @@ def read(game_id: int) -> tuple[Room, dict[int, str], GameState | None]:
 # ---------------------------------------------------------------- the wire format
 
 
+_SEAT_FIELDS = tuple(f.name for f in dataclasses.fields(SeatInfo))
+_ROOM_FIELDS = tuple(f.name for f in dataclasses.fields(Room) if f.name != "seats")
+
+
 def encode_room(room: Room) -> str:
-    return json.dumps(dataclasses.asdict(room), separators=(",", ":"))
+    # Field by field: dataclasses.asdict deep-copies, and cost more than the rest of a change.
+    data: dict[str, Any] = {name: getattr(room, name) for name in _ROOM_FIELDS}
+    data["seats"] = [{name: getattr(s, name) for name in _SEAT_FIELDS} for s in room.seats]
+    return json.dumps(data, separators=(",", ":"))
 
 
 @lru_cache(maxsize=256)
@@ -178,7 +185,7 @@ def encode_view(view: GameView) -> str:
         "outcome": dataclasses.asdict(view.outcome) if view.outcome else None,
         "legal": [a.notation() for a in view.legal],
         "affordable": sorted(view.affordable),
-        "cheapest": [[c, list(p)] for c, p in view.cheapest],
+        "payments": [[c, [list(p) for p in ways]] for c, ways in view.payments],
     }
     return json.dumps(data, separators=(",", ":"))
 
@@ -186,6 +193,8 @@ def encode_view(view: GameView) -> str:
 # Cards and nobles never change: one view object each, shared by every decoded view.
 _card = lru_cache(maxsize=None)(card_view)
 _noble = lru_cache(maxsize=None)(noble_view)
+# Actions are immutable too, and the same few hundred notations come back all game.
+_action = lru_cache(maxsize=8192)(parse_action)
 
 
 def _player_view(row: list[Any], nobles: list[int]) -> PlayerView:
@@ -239,9 +248,9 @@ def _decode_view(text: str) -> GameView:
         quiet_rounds=d["quiet"],
         outcome=_outcome(d["outcome"]),
         me=players[viewer] if isinstance(viewer, int) else None,
-        legal=tuple(parse_action(n) for n in d["legal"]),
+        legal=tuple(_action(n) for n in d["legal"]),
         affordable=frozenset(d["affordable"]),
-        cheapest=tuple((c, tuple(p)) for c, p in d["cheapest"]),
+        payments=tuple((c, tuple(tuple(p) for p in ways)) for c, ways in d["payments"]),
     )
 
 

@@ -14,9 +14,10 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from game import history, jinja, present, regions
-from game.engine.actions import BUY, RESERVE, RETURN, TAKE, Action
+from game.engine.actions import BUY, PASS, RETURN, TAKE, Action
 from game.engine.colours import NAMES
 from game.engine.projection import ColourCount, GameView, PlayerView
+from game.engine.state import MAX_RESERVED, OVER
 from game.languages import in_language
 from game.readmodel import Room
 from game.regions import STATIC
@@ -91,33 +92,29 @@ def _payments(view: GameView) -> dict[int, tuple[ColourCount, ...]]:
     }
 
 
-def _legal(legal: tuple[Action, ...]) -> dict[str, Any]:
-    """Sort the seat's legal actions into what the phone's controls need."""
-    buys: dict[int, list[Action]] = {}
-    reserves: set[int] = set()
-    blind: set[int] = set()
-    for action in legal:
-        if action.kind == BUY:
-            buys.setdefault(action.card, []).append(action)
-        elif action.kind == RESERVE and action.card:
-            reserves.add(action.card)
-        elif action.kind == RESERVE:
-            blind.add(action.level)
+def _legal(view: GameView) -> dict[str, Any]:
+    """What the phone's controls need: the seat's legal takes, returns and pass (on its
+    turn), and whether it may reserve, on its turn or on the next one.
+
+    Buying and reserving are offered the same on and off turn (the sheets then do not
+    change when the turn does); the phone enables them on its own turn only.
+    """
+    legal = view.legal
+    assert view.me is not None
     return {
         "takes": [a.notation() for a in legal if a.kind == TAKE],
         "returns": [a.notation() for a in legal if a.kind == RETURN],
-        "buys": buys,
-        "reserves": reserves,
-        "blind": blind,
-        "can_pass": any(a.kind == "pass" for a in legal),
+        "can_pass": any(a.kind == PASS for a in legal),
+        "reserving": view.phase != OVER and len(view.me.reserved) < MAX_RESERVED,
+        "payments": dict(view.payments),
     }
 
 
-def _buy_option(action: Action) -> dict[str, Any]:
+def _buy_option(card_id: int, payment: tuple[int, ...]) -> dict[str, Any]:
     """One way to pay for a card, as its sheet's button shows it."""
-    paid = [ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n]
+    paid = [ColourCount(NAMES[c], n) for c, n in enumerate(payment) if n]
     return {
-        "notation": action.notation(),
+        "notation": Action(BUY, (), card_id, 0, payment).notation(),
         "paid": bool(paid),
         "paid_html": present.chips_html(paid),
     }
@@ -152,7 +149,7 @@ def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict
                 "level": level,
                 "roman": row["roman"],
                 "deck": row["deck"],
-                "blind": level in legal["blind"],
+                "blind": legal["reserving"] and row["deck"] > 0,
             },
         )
         for index, card in enumerate(row["cards"]):
@@ -167,7 +164,7 @@ def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict
     return found
 
 
-def _sheets(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
+def _sheets(view: GameView, legal: dict[str, Any]) -> dict[str, str]:
     """One action sheet per card and deck the phone can open; nothing is sent from them
     until a button in them is tapped."""
     gold = view.bank[5].amount
@@ -175,14 +172,14 @@ def _sheets(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict
     for row in present.levels(view):
         for card in row["cards"]:
             if card is not None:
-                found[f"sheet-card-{card.id}"] = _card_sheet(card, view, legal, pays, gold, True)
+                found[f"sheet-card-{card.id}"] = _card_sheet(card, legal, gold, True)
         level = row["level"]
         found[f"sheet-deck-{level}"] = regions.render(
             "phone/regions/deck_sheet.html",
             {
                 "level": level,
                 "roman": row["roman"],
-                "can_reserve": level in legal["blind"],
+                "can_reserve": legal["reserving"] and row["deck"] > 0,
                 "gold": gold,
             },
         )
@@ -190,31 +187,21 @@ def _sheets(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict
     for reserved in view.me.reserved:
         if reserved.card is not None:
             card = reserved.card
-            found[f"sheet-card-{card.id}"] = _card_sheet(card, view, legal, pays, gold, False)
+            found[f"sheet-card-{card.id}"] = _card_sheet(card, legal, gold, False)
     return found
 
 
-def _card_sheet(
-    card: Any, view: GameView, legal: dict[str, Any], pays: dict[int, Any], gold: int, market: bool
-) -> str:
-    buys = tuple(legal["buys"].get(card.id, ()))
-    sheet = (
-        card,
-        buys,
-        card.id in pays or card.id in view.affordable,
-        market and card.id in legal["reserves"],
-        bool(gold),
-    )
+def _card_sheet(card: Any, legal: dict[str, Any], gold: int, market: bool) -> str:
+    sheet = (card, legal["payments"].get(card.id, ()), market and legal["reserving"], bool(gold))
     return regions.render_by(sheet, "phone/card_sheet.html", lambda: _sheet_context(*sheet))
 
 
 def _sheet_context(
-    card: Any, buys: tuple[Action, ...], affordable: bool, can_reserve: bool, gold: bool
+    card: Any, ways: tuple[tuple[int, ...], ...], can_reserve: bool, gold: bool
 ) -> dict[str, Any]:
     return {
         "card": card,
-        "options": [_buy_option(action) for action in buys],
-        "affordable": affordable,
+        "options": [_buy_option(card.id, payment) for payment in ways],
         "can_reserve": can_reserve,
         "gold": gold,
     }
@@ -367,13 +354,12 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
             "phone/regions/seated.html", {"me_name": room.seats[position].name}
         )
     else:
-        legal = _legal(view.legal)
-        # Buying is possible only in the main phase: not after the end, nor while
-        # giving back tokens or choosing a noble.
-        pays = _payments(view) if view.phase == "main" else {}
+        legal = _legal(view)
+        # What the seat can afford, shown on its cards until the game ends.
+        pays = _payments(view) if view.phase != OVER else {}
         lists["status"] = ("", status_items(room, view, log))
         found.update(_playing(room, view, position, legal, pays, lists))
-        sheets = _sheets(view, legal, pays)
+        sheets = _sheets(view, legal)
     shell = {"version": room.version, "my_turn": my_turn, "phase": phase}
 
     def full() -> str:

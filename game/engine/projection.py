@@ -13,7 +13,7 @@ from typing import NamedTuple
 from game.engine.actions import Action
 from game.engine.cards import card, noble
 from game.engine.colours import GEMS, NAMES
-from game.engine.rules import can_afford, cheapest_payment, legal_actions, outcome
+from game.engine.rules import can_afford, legal_actions, outcome, payments
 from game.engine.state import EMPTY, GameState, Outcome, PlayerState
 
 TABLE = "table"
@@ -89,7 +89,14 @@ class GameView:
     me: PlayerView | None = None
     legal: tuple[Action, ...] = ()
     affordable: frozenset[int] = frozenset()
-    cheapest: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (card id, payment)
+    # (card id, every way this seat can pay for it now, least gold first), whoever's
+    # turn it is: a phone shows what its player could buy on their turn.
+    payments: tuple[tuple[int, tuple[tuple[int, ...], ...]], ...] = ()
+
+    @property
+    def cheapest(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """(card id, the payment that spends the least gold) for each affordable card."""
+        return tuple((card_id, ways[0]) for card_id, ways in self.payments)
 
 
 def colour_counts(counts: list[int] | tuple[int, ...]) -> tuple[ColourCount, ...]:
@@ -180,12 +187,12 @@ def _with_seat_extras(state: GameState, view: GameView, seat: int) -> GameView:
     player = state.players[seat]
     offered = [c for row in state.market for c in row if c != EMPTY] + player.reserved
     affordable = frozenset(c for c in offered if can_afford(player, c))
-    cheapest = tuple((c, p) for c in sorted(affordable) if (p := cheapest_payment(player, c)))
+    ways = tuple((c, tuple(p)) for c in sorted(affordable) if (p := payments(player, c)))
     on_turn = seat == state.current and not state.is_over
     return replace(
         view,
         me=view.players[seat],
         legal=tuple(legal_actions(state)) if on_turn else (),
         affordable=affordable,
-        cheapest=cheapest,
+        payments=ways,
     )

@@ -245,8 +245,14 @@
       var card = document.querySelector('#hand .card[data-card="' + holder.getAttribute("data-card-of") + '"]');
       if (card) holder.appendChild(card.cloneNode(true));
     });
+    // A sheet is the same on and off turn: its actions wait for this phone's turn
+    // (the server refuses them at any other time anyway).
+    var h = hand();
+    var ready = !!h && h.classList.contains("my-turn") && h.classList.contains("phase-main");
+    body.querySelectorAll("[data-action]").forEach(function (b) { b.disabled = !ready; });
+    body.querySelectorAll("[data-turn-note]").forEach(function (n) { n.hidden = ready; });
     sheet.hidden = false;
-    var first = body.querySelector("button");
+    var first = body.querySelector("button:not([disabled])");
     if (first) first.focus();
   }
   function closeSheet() {

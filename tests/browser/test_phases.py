@@ -170,6 +170,22 @@ def sheets_with_actions(phone: Phone) -> list[str]:
     return found
 
 
+def enabled_sheet_actions(phone: Phone) -> list[str]:
+    """The actions a tap could send from the phone's sheets, opened one by one."""
+    found: list[str] = []
+    sheet = phone.page.locator("#sheet")
+    for opener in phone.page.locator("#hand button[data-open]").all():
+        opener.tap()
+        expect(sheet).to_be_visible()
+        found += [
+            b.get_attribute("data-action") or ""
+            for b in sheet.locator("[data-action]:enabled").all()
+        ]
+        sheet.locator("[data-close]").tap()
+        expect(sheet).to_be_hidden()
+    return found
+
+
 def after(state: GameState, *moves: str) -> dict[str, Any]:
     """The state after these moves, as the database stores it."""
     state = state.copy()
@@ -209,9 +225,9 @@ def test_choose_between_two_nobles(recorder: Recorder, tv: Table) -> None:
     expect(buttons).to_have_count(len(found.choices))
     offered = sorted(b.get_attribute("data-action") or "" for b in buttons.all())
     assert offered == sorted(f"noble:{n}" for n in found.choices)
-    # Nothing else is offered meanwhile: no gem picker, no buy or reserve in any sheet.
+    # Nothing else can be done meanwhile: no gem picker, no buy or reserve from any sheet.
     expect(phone.page.locator("[data-picker]")).to_have_count(0)
-    assert sheets_with_actions(phone) == []
+    assert enabled_sheet_actions(phone) == []
     tv.wait_version(before)
     expect(tv.page.locator(".turn-line")).to_contain_text("choosing a noble")
     wait_until(lambda: other.version() == phone.version(), message="the other phone to update")

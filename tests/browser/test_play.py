@@ -94,6 +94,15 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     wait_until(lambda: first.version() == tv.version(), message="the phone to update")
     assert first.token_total() == 3
 
+    # ---- 1b. Off turn, a card's sheet shows what the phone could do on its turn, held back.
+    first.page.locator(".market-panel .card-button[data-open]").first.tap()
+    waiting = first.page.locator("#sheet")
+    expect(waiting).to_be_visible()
+    expect(waiting.locator('[data-action^="reserve:"]')).to_be_disabled()
+    expect(waiting.locator("[data-turn-note]")).to_be_visible()
+    waiting.locator("[data-close]").tap()
+    expect(waiting).to_be_hidden()
+
     # ---- 2. The other phone reserves a face-up card through its sheet.
     assert settled_turn(tv, phones) is other
     opener = other.page.locator(".market-panel .card-button[data-open]").first
@@ -103,6 +112,7 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     sheet = other.page.locator("#sheet")
     expect(sheet).to_be_visible()
     expect(sheet.locator(f'.sheet-card .card[data-card="{reserved}"]')).to_be_visible()
+    expect(sheet.locator("[data-turn-note]")).to_be_hidden()  # its turn: the actions are on
     before = other.version()
     sheet.locator('[data-action^="reserve:"]').tap()
     other.wait_version(before)
