@@ -12,8 +12,9 @@ the end of the game) sends the whole screen again.
 from __future__ import annotations
 
 import re
+from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
@@ -137,15 +138,43 @@ class Screen:
     lists: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
 
 
+# What each socket remembers is kept small: a server holds thousands of sockets.
+# Region ids and layouts are shared strings and tuples, and a hash per region is
+# one machine word in an array, not an int object in a dict.
+Digests = array  # array("q") of hash(html), one per region or item
+
+
+def _digests(htmls: Iterable[str]) -> Digests:
+    return array("q", [hash(html) for html in htmls])
+
+
+_LAYOUTS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _shared(ids: tuple[str, ...]) -> tuple[str, ...]:
+    """One tuple of interned ids for every socket that shows the same layout."""
+    found = _LAYOUTS.get(ids)
+    if found is None:
+        if len(_LAYOUTS) >= 4096:  # layouts are few; this only bounds a pathological case
+            _LAYOUTS.clear()
+        found = _LAYOUTS[ids] = tuple(intern(i) for i in ids)
+    return found
+
+
+def _items(items: dict[str, str]) -> tuple[tuple[str, ...], Digests]:
+    return _shared(tuple(items)), _digests(items.values())
+
+
 @dataclass
 class Shown:
     """What one socket's screen shows: a hash per region, to send only what changed."""
 
     layout: tuple[str, ...] = ()
-    hashes: dict[str, int] = field(default_factory=dict)
+    digests: Digests = field(default_factory=lambda: array("q"))  # by region, as in layout
     sheets: dict[str, int] = field(default_factory=dict)
     qr_by_region: dict[str, frozenset[str]] = field(default_factory=dict)
-    items: dict[str, dict[str, int]] = field(default_factory=dict)  # list region -> item hashes
+    # List region -> its item ids and their hashes (regions.Screen.lists).
+    items: dict[str, tuple[tuple[str, ...], Digests]] = field(default_factory=dict)
 
     @property
     def qr_codes(self) -> frozenset[str]:
@@ -160,20 +189,19 @@ class Shown:
         layout = tuple(screen.regions)
         shown = self.qr_codes
         if force or layout != self.layout:
-            self.layout = layout
-            # Interned ids: thousands of sockets share one string per region id.
-            self.hashes = {intern(rid): hash(html) for rid, html in screen.regions.items()}
+            self.layout = _shared(layout)
+            self.digests = _digests(screen.regions.values())
             self.sheets = {intern(sid): hash(html) for sid, html in screen.sheets.items()}
             self.qr_by_region = {}
             for rid, html in screen.regions.items():
                 self._note_qr_codes(rid, html)
-            self.items = {rid: _hashes(items) for rid, (_, items) in screen.lists.items()}
+            self.items = {rid: _items(items) for rid, (_, items) in screen.lists.items()}
             return _fill(screen.full(), screen.qr, shown)
         parts = [
-            self._list(rid, *screen.lists[rid], html)
+            self._list(index, rid, *screen.lists[rid], html)
             if rid in screen.lists
-            else self._region(rid, html)
-            for rid, html in screen.regions.items()
+            else self._region(index, rid, html)
+            for index, (rid, html) in enumerate(screen.regions.items())
         ]
         parts += [self._sheet(sid, html) for sid, html in screen.sheets.items()]
         for sid in [s for s in self.sheets if s not in screen.sheets]:
@@ -181,45 +209,46 @@ class Shown:
             parts.append(f'<template id="{sid}" hx-swap-oob="delete"></template>')
         return _fill("".join(parts), screen.qr, shown)
 
-    def _region(self, rid: str, html: str) -> str:
+    def _region(self, index: int, rid: str, html: str) -> str:
         if rid.startswith(STATIC):
             return ""
         digest = hash(html)
-        if self.hashes.get(rid) == digest:
+        if self.digests[index] == digest:
             return ""
-        self.hashes[rid] = digest
+        self.digests[index] = digest
         self.items.pop(rid, None)  # no longer shown as a list (see _list)
         self._note_qr_codes(rid, html)
         return oob(html, rid)
 
-    def _list(self, rid: str, list_id: str, items: dict[str, str], html: str) -> str:
+    def _list(self, index: int, rid: str, list_id: str, items: dict[str, str], html: str) -> str:
         """What turns the list the browser shows into `items`: new items at the top,
         changed ones replaced, gone ones deleted."""
         digest = hash(html)
-        if self.hashes.get(rid) == digest:
+        if self.digests[index] == digest:
             return ""
         known = self.items.get(rid)
-        if known is None or (not list_id and known.keys() != items.keys()):
+        if known is None or (not list_id and known[0] != tuple(items)):
             # Not shown as this list yet, or other items: the whole region.
-            sent = self._region(rid, html)
-            self.items[rid] = _hashes(items)
+            sent = self._region(index, rid, html)
+            self.items[rid] = _items(items)
             return sent
-        self.hashes[rid] = digest
-        fresh = [html for iid, html in items.items() if iid not in known]
+        self.digests[index] = digest
+        before = dict(zip(*known, strict=True))
+        fresh = [html for iid, html in items.items() if iid not in before]
         parts = (
             [f'<div hx-swap-oob="afterbegin:#{list_id}">{"".join(fresh)}</div>'] if fresh else []
         )
         parts += [
             oob(item, iid)
             for iid, item in items.items()
-            if iid in known and known[iid] != hash(item)
+            if iid in before and before[iid] != hash(item)
         ]
         parts += [
             f'<template id="{iid}" hx-swap-oob="delete"></template>'
-            for iid in known
+            for iid in before
             if iid not in items
         ]
-        self.items[rid] = _hashes(items)
+        self.items[rid] = _items(items)
         return "".join(parts)
 
     def _note_qr_codes(self, rid: str, html: str) -> None:
@@ -236,7 +265,3 @@ class Shown:
         if known is None:  # a card new to this screen: add its sheet
             return f'<div hx-swap-oob="beforeend:#sheets">{html}</div>'
         return "" if known == digest else oob(html, sid)
-
-
-def _hashes(items: dict[str, str]) -> dict[str, int]:
-    return {intern(iid): hash(html) for iid, html in items.items()}
