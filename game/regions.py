@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from sys import intern
-from typing import Any
+from typing import Any, TypeVar
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -25,7 +25,8 @@ from game import jinja
 from game.languages import current as _language
 
 _CACHE_SIZE = 4096
-_cache: OrderedDict[Hashable, SafeString] = OrderedDict()
+_cache: OrderedDict[Hashable, Any] = OrderedDict()
+T = TypeVar("T")
 
 
 _PLAIN = frozenset({str, int, bool, float, type(None)})
@@ -40,7 +41,13 @@ def freeze(value: Any) -> Hashable:
     kind = type(value)
     if kind in _PLAIN:
         return value  # type: ignore[no-any-return]
-    if kind is list or kind is tuple or isinstance(value, list | tuple):
+    if kind is tuple or (kind is not list and isinstance(value, tuple)):
+        try:  # most tuples (a seat's tokens, a market row) hash as they are, in C
+            hash(value)
+            return value  # type: ignore[no-any-return]
+        except TypeError:
+            return tuple([freeze(v) for v in value])
+    if kind is list or isinstance(value, list):
         return tuple([freeze(v) for v in value])
     if kind is dict or isinstance(value, dict):
         return tuple([(k, freeze(v)) for k, v in value.items()])
@@ -49,18 +56,23 @@ def freeze(value: Any) -> Hashable:
     return value  # type: ignore[no-any-return]
 
 
-def cached(key: Hashable, render: Callable[[], str]) -> SafeString:
-    """Render once per key and language, then reuse (least recently used go first)."""
+def remember(key: Hashable, make: Callable[[], T]) -> T:
+    """Make once per key and language, then reuse (least recently used go first)."""
     full_key = (key, _language())
-    html = _cache.get(full_key)
-    if html is None:
-        html = mark_safe(render())
-        _cache[full_key] = html
+    found = _cache.get(full_key)
+    if found is None:
+        found = make()
+        _cache[full_key] = found
         if len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     else:
         _cache.move_to_end(full_key)
-    return html
+    return found  # type: ignore[no-any-return]
+
+
+def cached(key: Hashable, render: Callable[[], str]) -> SafeString:
+    """Render once per key and language, then reuse (least recently used go first)."""
+    return remember(key, lambda: mark_safe(render()))
 
 
 def render(template: str, context: dict[str, Any]) -> SafeString:

@@ -39,9 +39,14 @@ def status(room: Room, view: GameView | None, log: str = "", oob: bool = True) -
 
 def status_items(room: Room, view: GameView | None, log: str) -> dict[str, str]:
     """The status line's parts by id (turn, final round, each player's line, last turn):
-    a change sends only the parts that changed (regions.Screen.lists)."""
+    a change sends only the parts that changed (regions.Screen.lists). The same for
+    every phone of the game, so made once per change (like `status`)."""
     if view is None:
         return {}
+    return regions.remember(("status-items", room, log), lambda: _status_items(room, view, log))
+
+
+def _status_items(room: Room, view: GameView, log: str) -> dict[str, str]:
     over = view.outcome is not None
     current_name = room.seats[view.current].name
     items: dict[str, str] = {
@@ -316,7 +321,11 @@ def _playing(
         tuple(items.items()), "phone/regions/my_hand.html", lambda: {"items": items}
     )
     lists["my-hand"] = ("", items)
-    found["progress"] = regions.render("phone/regions/progress.html", {"progress": _progress(view)})
+    found["progress"] = regions.render_by(
+        (view.nobles, view.me.bonuses),
+        "phone/regions/progress.html",
+        lambda: {"progress": _progress(view)},
+    )
     return found
 
 
