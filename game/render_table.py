@@ -46,19 +46,25 @@ def _lobby(room: Room, is_host: bool, url: str, csrf: str, qr: dict[str, Any]) -
 NOTHING_JUST = history.just_of(None)
 
 
-def _player(player: dict[str, Any], room: Room, host: dict[str, Any], qr: dict[str, Any]) -> str:
-    seat = player["seat"]
+def _player(
+    player: dict[str, Any], room: Room, host: dict[str, Any], qr: dict[str, Any]
+) -> dict[str, str]:
+    """A player's panel by parts (header, bonuses, tokens, cards): a take re-sends that
+    player's tokens and score, not the whole panel."""
+    seat, view = player["seat"], player["view"]
+    position = seat.position
     # The last turn's markers belong to the seat that played it: the other panels
     # get none, so they stay as cached and are not sent again.
-    just = host["just"] if host["just"]["seat"] == seat.position else NOTHING_JUST
+    just = host["just"] if host["just"]["seat"] == position else NOTHING_JUST
+    link = ""
     if host["is_host"] and not seat.is_bot and not seat.connected:
         # The host screen shows a rejoin QR for each seat whose phone is away.
         link = rejoin_url(host["url"], seat.rejoin_code)
-        player["rejoin_url"] = link
-        qr[f"rejoin-qr-{seat.position}-{seat.rejoin_code}"] = partial(qr_svg, link)
+        qr[f"rejoin-qr-{position}-{seat.rejoin_code}"] = partial(qr_svg, link)
+    # Not is_current / acted_last: the meta region carries those (see table_screen).
+    p = {"seat": seat, "view": view, "is_first": player["is_first"], "rejoin_url": link}
     context = {
-        # Not is_current / acted_last: the meta region carries those (see table_screen).
-        "p": {k: v for k, v in player.items() if k not in ("is_current", "acted_last")},
+        "p": p,
         "snap": {"code": room.code},
         "is_host": host["is_host"],
         "csrf": host["csrf"],
@@ -66,7 +72,28 @@ def _player(player: dict[str, Any], room: Room, host: dict[str, Any], qr: dict[s
         "roman": present.ROMAN,
         "just": just,
     }
-    return regions.render("parts/player.html", context)
+    marks = tuple(just.items())
+    keys = {
+        "head": (
+            seat,
+            p["is_first"],
+            link,
+            view.points,
+            host["is_host"],
+            host["csrf"],
+            host["over"],
+        ),
+        "bonuses": (position, view.bonuses, marks),
+        "tokens": (position, view.tokens, view.token_count),
+    }
+    if view.reserved or view.nobles:
+        keys["cards"] = (position, view.reserved, view.nobles, marks)
+    return {
+        f"player-{position}-{part}": regions.render_by(
+            (room.code, key), f"parts/player/{part}.html", lambda: context
+        )
+        for part, key in keys.items()
+    }
 
 
 MARKET_PARTS = (f"{STATIC}market", f"{STATIC}row-", "table-deck-", "table-slot-")
@@ -163,7 +190,17 @@ def _table(
     just = history.just_of(turns[0] if turns else None)
     host = {**host, "over": outcome is not None, "just": just}
     for player in present.players(view, room):
-        found[f"player-{player['seat'].position}"] = _player(player, room, host, qr)
+        position = player["seat"].position
+        parts = _player(player, room, host, qr)
+        found[f"player-{position}"] = regions.render_by(
+            tuple(parts.values()),
+            "parts/player.html",
+            lambda parts=parts, position=position: {  # type: ignore[misc]
+                "position": position,
+                "parts": tuple(parts.values()),
+            },
+        )
+        lists[f"player-{position}"] = ("", parts)
     qr["corner-qr"] = partial(qr_svg, host["url"])
     found["corner-join"] = regions.render(
         "host/regions/corner_join.html", {"join_url": host["url"], "code": room.code}
