@@ -261,6 +261,7 @@ class Shown:
             if iid not in items
         ]
         self.items[rid] = _items(items)
+        self._note_qr_codes(rid, html)  # an item may have brought or taken a QR code
         return "".join(parts)
 
     def _note_qr_codes(self, rid: str, html: str) -> None:

@@ -244,6 +244,25 @@ async def test_a_phone_on_another_process_counts_and_a_ghost_expires(
     assert code in player_panel(away, 1)
 
 
+async def test_a_rejoin_qr_that_went_away_is_drawn_again_when_the_phone_leaves_again(
+    screens: Screens,
+) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    code = await db(lambda: Seat.objects.get(game_id=table.game_id, position=1).rejoin_code)()
+    qr = f'id="rejoin-qr-1-{code}"'
+    tv = await screens.tv(table)
+    first = await tv.until(lambda view: qr in view)
+    assert "<svg" in first[first.index(qr) :][:400], "the first paint draws the QR code"
+    for round_ in range(2):
+        bob = await screens.phone(table, 1, label=f"Bob {round_}")
+        await tv.until(lambda view: qr not in view)
+        await bob.close()
+        await tv.until(lambda view: qr in view)
+        # The QR's element was gone from the page: it comes back drawn, not empty.
+        frame = tv.log[-1]
+        assert "<svg" in frame[frame.index(qr) :][:400], f"round {round_}: an empty QR"
+
+
 async def test_a_socket_that_dies_with_an_error_leaves_no_presence(screens: Screens) -> None:
     table = await db(started)(("Ada", "Bob"))
     bob = await screens.phone(table, 1)
