@@ -160,14 +160,21 @@ async def test_the_tv_log_gets_only_the_new_turn_and_keeps_the_last_six(screens:
     assert re.findall(r'id="log-turn-(\d+)"', first) == re.findall(r'id="log-turn-(\d+)"', tv.view)
 
 
-async def test_a_phone_gets_only_the_parts_of_its_status_picker_and_hand_that_changed(
+async def test_screens_get_only_the_parts_of_their_panels_that_changed(
     screens: Screens,
 ) -> None:
     table = await db(started)(("Ada", "Bob", "Cy", "Di"))  # seven gems a colour
     cy = await screens.phone(table, 2)
+    tv = await screens.tv(table)
     await cy.until_version(0)
+    await tv.until_version(0)
     await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
     await cy.until_version(1)
+    # The TV too: Ada's tokens, not her whole panel (her score did not change).
+    await tv.until_version(1)
+    assert 'id="player-0-tokens" hx-swap-oob="true"' in tv.log[-1]
+    for part in ("player-0", "player-0-head", "player-0-bonuses", "player-1-tokens"):
+        assert f'id="{part}"' not in tv.log[-1], part
     frame = cy.log[-1]
     # Ada's take changed three piles, Ada's and Bob's lines and the turn: only they come.
     for part in ("take-pile-white", "take-pile-blue", "take-pile-green", "line-0", "line-1"):
