@@ -177,13 +177,14 @@ def _items(items: dict[str, str]) -> tuple[tuple[str, ...], Digests]:
     return _shared(tuple(items)), _digests(items.values())
 
 
-@dataclass
+@dataclass(slots=True)
 class Shown:
     """What one socket's screen shows: a hash per region, to send only what changed."""
 
     layout: tuple[str, ...] = ()
     digests: Digests = field(default_factory=lambda: array("q"))  # by region, as in layout
-    sheets: dict[str, int] = field(default_factory=dict)
+    # The action sheets' ids and hashes (Screen.sheets), as _items keeps a list's.
+    sheets: tuple[tuple[str, ...], Digests] = field(default_factory=lambda: ((), array("q")))
     qr_by_region: dict[str, frozenset[str]] = field(default_factory=dict)
     # List region -> its item ids and their hashes (regions.Screen.lists).
     items: dict[str, tuple[tuple[str, ...], Digests]] = field(default_factory=dict)
@@ -203,7 +204,7 @@ class Shown:
         if force or layout != self.layout:
             self.layout = _shared(layout)
             self.digests = _digests(screen.regions.values())
-            self.sheets = {intern(sid): hash(html) for sid, html in screen.sheets.items()}
+            self.sheets = _items(screen.sheets)
             self.qr_by_region = {}
             for rid, html in screen.regions.items():
                 self._note_qr_codes(rid, html)
@@ -215,10 +216,7 @@ class Shown:
             else self._region(index, rid, html)
             for index, (rid, html) in enumerate(screen.regions.items())
         ]
-        parts += [self._sheet(sid, html) for sid, html in screen.sheets.items()]
-        for sid in [s for s in self.sheets if s not in screen.sheets]:
-            del self.sheets[sid]
-            parts.append(f'<template id="{sid}" hx-swap-oob="delete"></template>')
+        parts += self._sheets(screen.sheets)
         return _fill("".join(parts), screen.qr, shown)
 
     def _region(self, index: int, rid: str, html: str) -> str:
@@ -271,10 +269,23 @@ class Shown:
         else:
             self.qr_by_region.pop(rid, None)
 
-    def _sheet(self, sid: str, html: str) -> str:
-        digest = hash(html)
-        known = self.sheets.get(sid)
-        self.sheets[intern(sid)] = digest
-        if known is None:  # a card new to this screen: add its sheet
-            return f'<div hx-swap-oob="beforeend:#sheets">{html}</div>'
-        return "" if known == digest else oob(html, sid)
+    def _sheets(self, sheets: dict[str, str]) -> list[str]:
+        """New sheets added, changed ones replaced, gone ones deleted."""
+        ids, digests = self.sheets
+        if ids == tuple(sheets) and digests == _digests(sheets.values()):
+            return []
+        known = dict(zip(ids, digests, strict=True))
+        parts = []
+        for sid, html in sheets.items():
+            digest = known.get(sid)
+            if digest is None:  # a card new to this screen: add its sheet
+                parts.append(f'<div hx-swap-oob="beforeend:#sheets">{html}</div>')
+            elif digest != hash(html):
+                parts.append(oob(html, sid))
+        parts += [
+            f'<template id="{sid}" hx-swap-oob="delete"></template>'
+            for sid in ids
+            if sid not in sheets
+        ]
+        self.sheets = _items(sheets)
+        return parts
