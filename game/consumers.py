@@ -13,8 +13,10 @@ socket goes, however it goes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from sys import intern
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -36,6 +38,14 @@ from game.render_table import table_screen
 log = logging.getLogger(__name__)
 
 PONG = "pong"
+
+
+def speaking(language: str) -> contextlib.AbstractContextManager[None]:
+    """Render in the screen's language (switching only when another one is active:
+    switching costs more than a region that did not change)."""
+    if translation.get_language() == language:
+        return contextlib.nullcontext()
+    return translation.override(language)
 
 
 def _player_key(scope: dict[str, Any]) -> str:
@@ -143,11 +153,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.close(code=4403)
             return
         self.holder = holder_of(player_key)
-        self.language = language_from_scope(self.scope)
-        self.port = _port(self.scope)
-        # The host's lobby and rematch forms post with the CSRF cookie's secret,
-        # which Django accepts as the form token.
-        self.csrf = str((self.scope.get("cookies") or {}).get(settings.CSRF_COOKIE_NAME, ""))
+        # Interned: thousands of sockets share a few languages and ports.
+        self.language = intern(language_from_scope(self.scope))
+        self.port = intern(_port(self.scope))
+        if self.is_host and self.role != "seat":
+            # The host's lobby and rematch forms post with the CSRF cookie's secret,
+            # which Django accepts as the form token.
+            self.csrf = str((self.scope.get("cookies") or {}).get(settings.CSRF_COOKIE_NAME, ""))
         self.game_id = game_id
         if self.role == "seat":
             self.seat_id = seat_id
@@ -311,7 +323,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def send_table(self) -> None:
         assert self.room is not None
         room = self.room.with_presence(self.here)
-        with translation.override(self.language):
+        with speaking(self.language):
             url = join_url(room.code, self.port)
             screen = table_screen(
                 room,
@@ -324,7 +336,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_quietly(self.shown.frame(screen))
 
     async def send_phone(self, room: Room, view: GameView | None, log: str, position: int) -> None:
-        with translation.override(self.language):
+        with speaking(self.language):
             await self.send_quietly(self.shown.frame(phone_screen(room, view, position, log)))
 
     async def send_gone(self, code: str) -> None:

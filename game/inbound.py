@@ -111,6 +111,8 @@ def read_message(text_data: str | None, bytes_data: bytes | None = None) -> Inbo
 class RateLimit:
     """A token bucket: `burst` messages at once, then `per_second` on average."""
 
+    __slots__ = ("burst", "last", "per_second", "tokens")  # one per socket
+
     def __init__(self, per_second: float = 10.0, burst: int = 20) -> None:
         self.per_second = max(0.0, float(per_second))
         self.burst = max(1.0, float(burst))

@@ -74,10 +74,14 @@ class Room:
 
     def with_presence(self, here: frozenset[int]) -> Room:
         """Return the room with each human seat marked connected or away."""
-        seats = tuple(
-            dataclasses.replace(s, connected=s.is_bot or s.id in here) for s in self.seats
-        )
-        return dataclasses.replace(self, seats=seats)
+        return _with_presence(self, here)
+
+
+@lru_cache(maxsize=1024)
+def _with_presence(room: Room, here: frozenset[int]) -> Room:
+    """Every table screen of a game shows the same room and presence: made once a change."""
+    seats = tuple(dataclasses.replace(s, connected=s.is_bot or s.id in here) for s in room.seats)
+    return dataclasses.replace(room, seats=seats)
 
 
 def holder_of(player_key: str) -> str:
