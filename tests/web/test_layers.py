@@ -24,9 +24,9 @@ async def test_a_group_message_reaches_every_member_as_its_own_copy() -> None:
 async def test_a_nested_message_is_still_copied_deeply() -> None:
     layer = InMemoryChannelLayer()
     name = await layer.new_channel()
-    message = {"type": "x", "items": [1, 2]}
-    await layer.send(name, message)
-    message["items"].append(3)  # the sender changes its own list afterwards
+    items = [1, 2]
+    await layer.send(name, {"type": "x", "items": items})
+    items.append(3)  # the sender changes its own list afterwards
     assert (await layer.receive(name))["items"] == [1, 2]
 
 
