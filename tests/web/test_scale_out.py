@@ -119,14 +119,15 @@ def barrier(screen: MiniWebSocket) -> list[str]:
 
 
 def wait_present(tv: MiniWebSocket, positions: range) -> None:
-    """Read the TV until every seat's panel, as last sent, shows its phone connected."""
+    """Read the TV until every seat's panel header (where "away" shows), as last sent
+    (in a whole panel, or alone when only it changed), shows its phone connected."""
     panels: dict[int, str] = {}
     deadline = time.monotonic() + PROPAGATION
     while not (len(panels) == len(positions) and all("tag away" not in p for p in panels.values())):
         message = next_message(tv, deadline - time.monotonic())
         assert message is not None, f"the TV never showed every phone present: {panels}"
         for position in positions:
-            found = re.search(rf'<section id="player-{position}".*?</section>', message, re.S)
+            found = re.search(rf'<header id="player-{position}-head".*?</header>', message, re.S)
             if found:
                 panels[position] = found.group(0)
 
