@@ -614,6 +614,21 @@ def _resume_quietly() -> None:
         connections.close_all()
 
 
+def wait_for_bot_turns(timeout: float = 30.0) -> None:
+    """Wait until every scheduled bot turn has been played, including the turns they
+    schedule in turn (a clean stop; tests wait for the move instead of polling)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _pending_lock:
+            running = [t for t in _pending if not t.finished.is_set()]
+        if not running:
+            return
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{len(running)} bot turn(s) still running after {timeout} s")
+        for timer in running:
+            timer.join(max(0.0, deadline - time.monotonic()))
+
+
 def cancel_bot_turns() -> None:
     """Stop every scheduled bot turn that has not started (tests)."""
     with _pending_lock:

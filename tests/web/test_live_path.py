@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 from unittest import mock
 
 import pytest
-from django.db import OperationalError
 from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 from pytest_django.fixtures import Settings
@@ -37,19 +35,6 @@ from tests.web.helpers import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 15, what: str = "") -> None:
-    """Poll a condition (from a test's own thread) until it holds, or fail."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if condition():
-                return
-        except OperationalError:  # the test database is busy with the bot's write
-            pass
-        assert time.monotonic() < deadline, f"timed out waiting for {what or condition}"
-        time.sleep(0.05)
 
 
 # ---------------------------------------------------------------- one read per change
@@ -279,10 +264,7 @@ async def test_a_socket_that_dies_with_an_error_leaves_no_presence(screens: Scre
     bob.communicator.future.cancel()  # the task serving the socket ends abruptly
     with pytest.raises(asyncio.CancelledError):
         await bob.communicator.future
-    for _ in range(200):
-        if bob_seat not in await db(presence.connected)(table.game_id):
-            break
-        await asyncio.sleep(0.05)
+    # The task is over, so its cleanup (in GameConsumer.__call__'s finally) has run.
     assert bob_seat not in await db(presence.connected)(table.game_id)
 
 
@@ -291,7 +273,8 @@ async def test_a_socket_that_dies_with_an_error_leaves_no_presence(screens: Scre
 
 def test_the_writer_plays_a_bot_turn_with_no_screen_connected() -> None:
     table = started(("Ada",), bots=1, first_player=1)
-    wait_until(lambda: game(table.game_id).version == 1, what="the bot's move")
+    services.wait_for_bot_turns()  # the writer scheduled exactly the bot's move
+    assert game(table.game_id).version == 1
     assert game(table.game_id).state["current"] == 0  # type: ignore[index]
 
 
@@ -302,7 +285,8 @@ def test_pending_bot_turns_resume_after_a_restart(settings: Settings) -> None:
     assert services.pending_bot_turns() == [(table.game_id, 0)]
     settings.SPLENDOR_BOT_DELAY = 0.01
     assert services.resume_bot_turns() == 1
-    wait_until(lambda: game(table.game_id).version == 1, what="the resumed move")
+    services.wait_for_bot_turns()
+    assert game(table.game_id).version == 1
     assert services.pending_bot_turns() == []
 
 
