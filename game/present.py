@@ -96,20 +96,6 @@ def public(view: GameView) -> GameView:
     return replace(view, players=players, me=None, legal=(), affordable=frozenset(), payments=())
 
 
-def common(view: GameView, room: Room) -> dict[str, Any]:
-    """Everything the phone's status line (and the old whole-screen templates) use."""
-    return {
-        "snap": room,
-        "view": view,
-        "players": players(view, room),
-        "current_seat": room.seats[view.current],
-        "last_taken": last_taken(view.last_turn_events),
-        "outcome": outcome(view, room),
-        "roman": ROMAN,
-        "levels": levels(view),
-    }
-
-
 # The game log's list, by element id, newest first. The TV's frames add only the
 # new turns and drop the oldest (regions.Shown), instead of re-sending the list.
 LOG_LIST = "game-log-list"
