@@ -24,13 +24,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from game import events, history, names, presence, rejoin_guard, standin
+from game import events, history, names, presence, rejoin_guard, standin, store
 from game.bot_levels import LEVELS, STAND_IN_CHOICES, hard_bot_choices, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
 from game.engine.rules import apply_action
 from game.engine.rules import replay as replay_moves
 from game.forms import read_code
-from game.models import Game, Move, Seat, new_rejoin_code
+from game.models import Game, Seat, new_rejoin_code
 from game.readmodel import STAND_IN, holder_of, room_of
 
 log = logging.getLogger(__name__)
@@ -462,21 +462,24 @@ def _apply(
         raise Refused(_("That action could not be read.")) from None
     except ActionError as error:
         raise Refused(explain(error)) from None
-    Move.objects.create(game=game, index=game.version, seat=position, notation=action.notation())
+    store.record_move(game, position, action.notation())
     game.state = state.to_dict()
     game.version = state.moves
     if state.is_over:
         game.status = Game.Status.OVER
-    game.save(update_fields=["state", "version", "status", "updated_at"])
+    store.save_move(game)
     _publish_after_commit(game, state, new_moves=(action.notation(),), seats=seats)
 
 
 def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
     """Apply a player's action for the seat their session holds."""
     with transaction.atomic():
-        game = _lock(game_id)
+        # Every action takes this path: its reads are plain SQL (game.store).
+        game = store.lock_game(game_id)
+        if game is None:
+            raise Refused(_("This game does not exist."))
         # One read of the seats: whose action it is, and the room the screens are sent.
-        seats = list(game.seats.all())
+        seats = store.seats_of(game_id)
         seat = next((s for s in seats if player_key and s.player_key == player_key), None)
         if seat is None or seat.is_bot:
             raise Refused(_("You do not have a seat in this game."))

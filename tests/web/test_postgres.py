@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.db import connection
 call_command("migrate", verbosity=0)
 from game import services
-from game.models import Card, Move, Noble
+from game.models import Card, Game, Move, Noble
 
 game = services.create_game("host")
 for key, name in (("ka", "Ada"), ("kb", "Bob")):
@@ -47,6 +47,20 @@ game.refresh_from_db()
 print(connection.vendor, Card.objects.count(), Noble.objects.count())
 print(sorted(results), game.version, Move.objects.filter(game=game).count())
 print(services.replay_game(game).to_dict() == game.state)
+
+# The writer's plain SQL (game.store) reads what the ORM reads, types included.
+from django.db import transaction
+from game import store
+with transaction.atomic():
+    fast = store.lock_game(game.id)
+    seats = store.seats_of(game.id)
+deferred = fast.get_deferred_fields()
+names = [f.attname for f in Game._meta.concrete_fields if f.attname not in deferred]
+pairs = [(getattr(fast, n), getattr(game, n)) for n in names]
+same = all(a == b and type(a) is type(b) for a, b in pairs)
+orm_seats = list(game.seats.order_by("position").values_list("pk", "position", "name", "is_bot"))
+fast_seats = [(s.pk, s.position, s.name, s.is_bot) for s in seats]
+print(same, len(names) > 8, fast_seats == orm_seats)
 """
 
 
@@ -65,3 +79,4 @@ def test_a_game_on_postgres_serialises_simultaneous_actions() -> None:
     # One of the two taps lands (version 3); the other was built on version 2 and is refused.
     assert lines[1] == "['applied', 'refused'] 3 3"
     assert lines[2] == "True"
+    assert lines[3] == "True True True"
