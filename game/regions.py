@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from sys import intern
 from typing import Any, TypeVar
@@ -85,6 +85,34 @@ def render_by(key: Hashable, template: str, context: Callable[[], dict[str, Any]
     depends on: for the regions every screen has dozens of, building and freezing a
     whole context at every change cost more than the rest of the lookup."""
     return cached((template, key), lambda: jinja.render(template, context()))
+
+
+# Where each part goes in the skeleton of a region made of parts (see `around`).
+_MARK = "\x00"
+
+
+def around(
+    template: str,
+    key: Hashable,
+    context: Callable[[dict[str, SafeString]], dict[str, Any]],
+    parts: Mapping[str, str],
+) -> SafeString:
+    """A region that holds parts (a list region's items), with the parts put in.
+
+    Its template is rendered once per key, set of parts and language, with a mark
+    where each part goes (`context` gets those marks by part id); at a change the
+    parts are only joined into that skeleton, as no template needs rendering again.
+    `key` sums up everything else the template shows.
+    """
+
+    def skeleton() -> list[str]:
+        marks = {i: mark_safe(f"{_MARK}{i}{_MARK}") for i in parts}
+        return jinja.render(template, context(marks)).split(_MARK)
+
+    found = remember(("around", template, key, tuple(parts)), skeleton)
+    filled = found.copy()  # literal text at even places, part ids at odd ones
+    filled[1::2] = [parts[i] for i in found[1::2]]
+    return mark_safe("".join(filled))
 
 
 def absent(region_id: str) -> str:

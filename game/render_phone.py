@@ -30,11 +30,19 @@ def status(room: Room, view: GameView | None, log: str = "", oob: bool = True) -
     and the game's recent turns (game.history.encode_recent) for the last-turn line.
     """
 
-    def render() -> str:
-        items = status_items(room, view, log)
-        return jinja.render("phone/status.html", {"snap": room, "oob": oob, "items": items})
+    items = status_items(room, view, log)
+    if not items:  # the lobby: who has joined so far
 
-    return regions.cached(("status", room, log, oob), render)
+        def render() -> str:
+            return jinja.render("phone/status.html", {"snap": room, "oob": oob, "items": {}})
+
+        return regions.cached(("status", room, oob), render)
+    return regions.around(
+        "phone/status.html",
+        (room.code, room.status, oob),
+        lambda marks: {"snap": room, "oob": oob, "items": marks},
+        items,
+    )
 
 
 def status_items(room: Room, view: GameView | None, log: str) -> dict[str, str]:
@@ -305,20 +313,21 @@ def _playing(
         found["pass-panel"] = regions.render("phone/regions/pass.html", {})
     if view.phase == "main":
         items = _take_items(view, my_turn, legal["takes"])
-        found["take-picker"] = regions.render_by(
-            tuple(items.items()),
+        found["take-picker"] = regions.around(
             "phone/regions/take_picker.html",
-            lambda: {
-                "legal": items["take-legal"],
-                "piles": [html for iid, html in items.items() if iid.startswith(TAKE_PILE)],
-                "actions": [items[iid] for iid in ("take-actions", "take-hint") if iid in items],
+            (),
+            lambda marks: {
+                "legal": marks["take-legal"],
+                "piles": [mark for iid, mark in marks.items() if iid.startswith(TAKE_PILE)],
+                "actions": [marks[iid] for iid in ("take-actions", "take-hint") if iid in marks],
             },
+            items,
         )
         lists["take-picker"] = ("", items)
     found.update(_market(view, legal, pays))
     items = _hand_items(view.me, pays)
-    found["my-hand"] = regions.render_by(
-        tuple(items.items()), "phone/regions/my_hand.html", lambda: {"items": items}
+    found["my-hand"] = regions.around(
+        "phone/regions/my_hand.html", (), lambda marks: {"items": marks}, items
     )
     lists["my-hand"] = ("", items)
     found["progress"] = regions.render_by(

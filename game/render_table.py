@@ -150,7 +150,9 @@ def _log(
     lists: dict[str, tuple[str, dict[str, str]]] = {}
     if log is not None:  # a replay shows no log
         items = present.log_items(entries, outcome)
-        found["game-log"] = regions.render("parts/game_log.html", {"items": tuple(items.values())})
+        found["game-log"] = regions.around(
+            "parts/game_log.html", (), lambda marks: {"items": tuple(marks.values())}, items
+        )
         lists["game-log"] = (present.LOG_LIST, items)
     return found, lists
 
@@ -192,13 +194,14 @@ def _table(
     for player in present.players(view, room):
         position = player["seat"].position
         parts = _player(player, room, host, qr)
-        found[f"player-{position}"] = regions.render_by(
-            tuple(parts.values()),
+        found[f"player-{position}"] = regions.around(
             "parts/player.html",
-            lambda parts=parts, position=position: {  # type: ignore[misc]
+            position,
+            lambda marks, position=position: {  # type: ignore[misc]
                 "position": position,
-                "parts": tuple(parts.values()),
+                "parts": tuple(marks.values()),
             },
+            parts,
         )
         lists[f"player-{position}"] = ("", parts)
     qr["corner-qr"] = partial(qr_svg, host["url"])

@@ -1,0 +1,59 @@
+"""game.regions.around: a region's skeleton, filled with its parts, is the region itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.utils import translation
+from django.utils.safestring import mark_safe
+
+from game import jinja, regions
+
+# Parts are HTML already (rendered regions), as the screens hand them over.
+PARTS = {
+    "first": mark_safe('<p id="first">Ελένη &amp; <b>Łukasz</b> 🦊</p>'),
+    "second": mark_safe('<p id="second">x\x01y</p>'),
+    "third": mark_safe(""),
+}
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> None:
+    regions.clear()
+
+
+def whole(template: str, context: dict[str, Any]) -> str:
+    return str(jinja.render(template, context))
+
+
+def test_a_filled_skeleton_is_what_the_template_renders_with_the_parts() -> None:
+    def context(parts: dict[str, Any]) -> dict[str, Any]:
+        return {"position": 2, "parts": tuple(parts.values())}
+
+    filled = regions.around("parts/player.html", 2, context, PARTS)
+    assert filled == whole("parts/player.html", context(PARTS))
+    changed = {**PARTS, "second": mark_safe('<p id="second">changed</p>')}
+    assert regions.around("parts/player.html", 2, context, changed) == whole(
+        "parts/player.html", context(changed)
+    )
+
+
+def test_a_part_set_of_its_own_and_a_language_of_its_own_get_their_own_skeleton() -> None:
+    def context(parts: dict[str, Any]) -> dict[str, Any]:
+        return {"items": parts}
+
+    hand = {
+        iid: mark_safe(f"<i>{iid}</i>")
+        for iid in ("my-score", "my-tokens", "my-bonuses", "my-reserved-count", "my-reserved")
+    }
+    english = regions.around("phone/regions/my_hand.html", (), context, hand)
+    assert "Nobles" not in english and english == whole("phone/regions/my_hand.html", context(hand))
+    with_nobles = {**hand, "my-nobles": mark_safe("<i>n</i>")}
+    assert regions.around("phone/regions/my_hand.html", (), context, with_nobles) == whole(
+        "phone/regions/my_hand.html", context(with_nobles)
+    )
+    with translation.override("de"):
+        german = regions.around("phone/regions/my_hand.html", (), context, hand)
+        assert german == whole("phone/regions/my_hand.html", context(hand))
+    assert german != english
