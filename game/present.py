@@ -101,14 +101,29 @@ def public(view: GameView) -> GameView:
 LOG_LIST = "game-log-list"
 
 
-def log_items(entries: list[dict[str, Any]], outcome: dict[str, Any] | None) -> dict[str, str]:
-    """The log's items: the end of the game, then each turn (history.named), newest first."""
+def log_items(
+    entries: list[dict[str, Any]], outcome: dict[str, Any] | None, game_id: int | None = None
+) -> dict[str, str]:
+    """The log's items: the end of the game, then each turn (history.named), newest first.
+
+    With `game_id`, a turn is remembered by its game, number and player's name: a
+    finished turn never changes, and the TV shows the same six at every change.
+    """
     items: dict[str, str] = {}
     if outcome:
         items["log-end"] = regions.render("parts/log_end.html", {"outcome": outcome})
     for entry in entries:
         number = entry["turn"].number
-        items[f"log-turn-{number}"] = regions.render("parts/log_entry.html", {"entry": entry})
+        context = {"entry": entry}
+        items[f"log-turn-{number}"] = (
+            regions.render("parts/log_entry.html", context)
+            if game_id is None
+            else regions.render_by(
+                (game_id, number, entry["name"]),
+                "parts/log_entry.html",
+                lambda c=context: c,  # type: ignore[misc]
+            )
+        )
     if not entries:
         items["log-empty"] = regions.render("parts/log_empty.html", {})
     return items

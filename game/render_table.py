@@ -142,16 +142,23 @@ def _log(
     turns = history.decode_recent(log or "")
     names = [seat.name for seat in room.seats]
     entries = history.named(turns, names)
+    last = entries[0] if entries else None
     found: dict[str, str] = {
-        "last-turn": regions.render(
-            "host/regions/last_turn.html", {"last_turn": entries[0] if entries else None}
+        "last-turn": regions.render_by(
+            (room.id, last["turn"].number, last["name"]) if last else None,  # type: ignore[attr-defined]
+            "host/regions/last_turn.html",
+            lambda: {"last_turn": last},
         )
     }
     lists: dict[str, tuple[str, dict[str, str]]] = {}
     if log is not None:  # a replay shows no log
-        items = present.log_items(entries, outcome)
+        items = present.log_items(entries, outcome, room.id)
+        # By place, not by id: the turns' ids change at every turn, the skeleton need not.
         found["game-log"] = regions.around(
-            "parts/game_log.html", (), lambda marks: {"items": tuple(marks.values())}, items
+            "parts/game_log.html",
+            (),
+            lambda marks: {"items": tuple(marks.values())},
+            {str(place): html for place, html in enumerate(items.values())},
         )
         lists["game-log"] = (present.LOG_LIST, items)
     return found, lists
