@@ -19,6 +19,7 @@ import time
 from sys import intern
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -173,6 +174,18 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.refreshed = time.monotonic()
             await self.announce_presence(game_id)
         await self.send_full()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Run the message's handler, without Channels' close_old_connections before it.
+
+        Channels runs that in the database thread before every message, a thread hop
+        for each screen at each change. This consumer reaches the database only
+        through database_sync_to_async, which already does it around every call.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         await self.forget_presence()

@@ -34,6 +34,11 @@ class CardView:
     points: int
     cost: tuple[ColourCount, ...]  # only the colours it costs
 
+    def __hash__(self) -> int:
+        # A card is its id (the dataset never changes). Screens look regions up by
+        # the cards they show, hundreds of times a change: hashing every field cost more.
+        return hash(self.id)
+
 
 @dataclass(frozen=True, slots=True)
 class ReservedView:
@@ -49,6 +54,9 @@ class NobleView:
     id: int
     points: int
     requires: tuple[ColourCount, ...]
+
+    def __hash__(self) -> int:
+        return hash(self.id)  # as a card's (CardView)
 
 
 @dataclass(frozen=True, slots=True)
