@@ -140,7 +140,8 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         events.serve_from(asyncio.get_running_loop())
         self.shown = Shown()
-        self.limit = inbound.RateLimit()
+        rate = settings.SPLENDOR_SOCKET_RATE
+        self.limit = inbound.RateLimit(per_second=rate, burst=max(1, int(2 * rate)))
         kwargs = self.scope["url_route"]["kwargs"]
         self.role = kwargs["role"]
         if self.role == "seat":  # a phone back from away plays its seat again at once

@@ -266,6 +266,10 @@ SPLENDOR_CLEANUP_EVERY = _env_number(
     "SPLENDOR_CLEANUP_EVERY", 0 if "pytest" in sys.modules else 3600
 )
 
+# Messages a screen may send a second on average (twice as many at once) before it
+# is told to slow down: far above what anyone taps, it only stops a flood.
+SPLENDOR_SOCKET_RATE = _env_number("SPLENDOR_SOCKET_RATE", 10)
+
 # Wrong rejoin codes: after this many from one client for one game, wait this long.
 SPLENDOR_REJOIN_TRIES = int(_env_number("SPLENDOR_REJOIN_TRIES", 5))
 SPLENDOR_REJOIN_WAIT = _env_number("SPLENDOR_REJOIN_WAIT", 60)

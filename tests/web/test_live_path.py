@@ -382,6 +382,18 @@ async def test_a_flood_is_refused_politely(screens: Screens) -> None:
     assert 'id="flash"' in flash
 
 
+async def test_the_flood_guard_follows_the_setting(screens: Screens, settings: Settings) -> None:
+    settings.SPLENDOR_SOCKET_RATE = 0.1  # one message, then one every ten seconds
+    table = await db(started)(("Ada", "Bob"))
+    ada = await screens.phone(table, 0)
+    await ada.until_version(0)
+    await ada.send({"ping": True})
+    await ada.send({"action": "take:wug", "version": 0})
+    flash = await ada.until(lambda view: "Too many messages" in view)
+    assert 'id="flash"' in flash
+    assert (await db(game)(table.game_id)).version == 0
+
+
 async def test_a_refused_frame_is_answered_in_the_screens_language(screens: Screens) -> None:
     table = await db(started)(("Ada", "Bob"))
     connected, _detail, phone = await screens.try_open(

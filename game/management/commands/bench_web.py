@@ -523,6 +523,9 @@ class Command(BaseCommand):
                 "SPLENDOR_SECRET_KEY": "bench-" + secrets.token_urlsafe(24),
                 "SPLENDOR_DEBUG": "0",  # as a server should run: no query log, no debug pages
                 "SPLENDOR_BOT_DELAY": "0",
+                # The client acts as soon as the screens show a change: a phone may
+                # send 30 actions a second, which the flood guard would slow down.
+                "SPLENDOR_SOCKET_RATE": "1000",
                 "DJANGO_SETTINGS_MODULE": os.environ.get(
                     "DJANGO_SETTINGS_MODULE", "splendor_site.settings"
                 ),
