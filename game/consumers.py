@@ -31,7 +31,7 @@ from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
 from game.models import Game
-from game.readmodel import Room, decode_room, decode_view, holder_of, read
+from game.readmodel import Room, holder_of, read
 from game.regions import Shown
 from game.render_phone import phone_screen
 from game.render_table import table_screen
@@ -290,8 +290,8 @@ class GameConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ from the writer
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        self.room = decode_room(event["room"])
-        self.view = decode_view(event["view"]) if event["view"] else None
+        self.room = event["room"]
+        self.view = event["view"]
         self.log = event.get("log", "")
         await self.send_table()
 
@@ -305,13 +305,12 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_table()
 
     async def seat_changed(self, event: dict[str, Any]) -> None:
-        room = decode_room(event["room"])
+        room: Room = event["room"]
         if event["holder"] != self.holder:
             await self.send_gone(room.code)
             return
         # A phone keeps nothing but its region hashes: the next event brings all it needs.
-        view = decode_view(event["view"]) if event["view"] else None
-        await self.send_phone(room, view, event.get("log", ""), event["position"])
+        await self.send_phone(room, event["view"], event.get("log", ""), event["position"])
 
     # ------------------------------------------------------------ to the screen
 

@@ -3,8 +3,10 @@
 The writer (game.services) calls `publish` after each commit with what it
 already holds: the table screens' group gets the room and the table's
 projection; each seat's group (its phones) gets the room and only that seat's
-projection. Projections travel as JSON strings (game.readmodel), so no screen
-reads the database to learn what changed and none ever holds a GameState.
+projection. Rooms and projections are immutable objects, shared as they are by
+the screens of this process and sent as JSON to other processes (game.layers),
+so no screen reads the database to learn what changed and none ever holds a
+GameState.
 Presence changes travel on their own (`presence_changed`): they only touch the
 seats' indicators on the TV.
 """
@@ -18,7 +20,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 
 from game.engine import GameState
-from game.readmodel import Room, encode_room, seat_view, table_view
+from game.engine.projection import TABLE, view_for
+from game.readmodel import Room
 
 
 def table_group(game_id: int) -> str:
@@ -44,22 +47,22 @@ def messages(
     lost its seat); `gone` are seats removed by this change; `log` the game's
     recent turns (game.history.encode_recent), the same for every screen.
     """
-    text = encode_room(room)
+    table = view_for(state, TABLE) if state is not None else None
     sent: list[tuple[str, dict[str, Any]]] = [
         (
             table_group(room.id),
-            {"type": "table.changed", "room": text, "view": table_view(state), "log": log},
+            {"type": "table.changed", "room": room, "view": table, "log": log},
         )
     ]
     for seat in room.seats:
         holder = "" if seat.is_bot else holders.get(seat.id, "")
-        view = seat_view(state, seat.position) if holder else ""
+        view = view_for(state, seat.position) if holder and state is not None else None
         sent.append(
             (
                 seat_group(room.id, seat.id),
                 {
                     "type": "seat.changed",
-                    "room": text,
+                    "room": room,
                     "view": view,
                     "log": log,
                     "holder": holder,
@@ -73,8 +76,8 @@ def messages(
                 seat_group(room.id, seat_id),
                 {
                     "type": "seat.changed",
-                    "room": text,
-                    "view": "",
+                    "room": room,
+                    "view": None,
                     "log": "",
                     "holder": "",
                     "position": -1,

@@ -1,14 +1,15 @@
-"""The channel layer of a single server process (runserver): Channels' in-memory
-layer, with its housekeeping done at most once a second and no copying or task
-per message that it does not need.
+"""The channel layers: in one server process (runserver), Channels' in-memory layer,
+with its housekeeping done at most once a second and no copying or task per
+message that it does not need; across processes, channels-redis, with rooms and
+projections sent as JSON (game.readmodel.to_wire).
 
 The stock layer walks every channel and every group to drop expired messages on
 each send and each receive; with a few hundred sockets that walk costs more
 than delivering the message. Messages expire after a minute, so doing it once a
 second changes nothing a screen can notice. It also deep-copies every message
 and starts a task for every member of a group; the game's messages (game.events)
-are flat dicts of strings and numbers, which a shallow copy copies whole, and
-putting a message on a queue never waits.
+are flat dicts of strings, numbers and immutable rooms and projections, which a
+shallow copy copies whole, and putting a message on a queue never waits.
 """
 
 from __future__ import annotations
@@ -20,8 +21,13 @@ from typing import Any
 
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
+from channels_redis.core import RedisChannelLayer as StockRedisChannelLayer
 
-_IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes})
+from game.engine.projection import GameView
+from game.readmodel import Room, from_wire, to_wire
+
+# Frozen all the way down: every screen of the process may share one.
+_IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes, Room, GameView})
 
 
 class InMemoryChannelLayer(StockInMemoryChannelLayer):
@@ -43,9 +49,10 @@ class InMemoryChannelLayer(StockInMemoryChannelLayer):
         assert "__asgi_channel__" not in message
         self.require_valid_channel_name(channel)
         queue = self.channels.get(channel)
-        if queue is None:
-            await super().send(channel, message)  # makes the queue as the stock layer does
-            return
+        if queue is None:  # made as the stock layer makes it
+            queue = self.channels.setdefault(
+                channel, asyncio.Queue(maxsize=self.get_capacity(channel))
+            )
         try:
             queue.put_nowait((time.time() + self.expiry, dict(message)))
         except asyncio.QueueFull:
@@ -58,3 +65,13 @@ class InMemoryChannelLayer(StockInMemoryChannelLayer):
         for channel in list(self.groups.get(group, {})):
             with contextlib.suppress(ChannelFull):  # as the stock layer: a full one misses it
                 await self.send(channel, message)
+
+
+class RedisChannelLayer(StockRedisChannelLayer):  # type: ignore[misc]
+    """channels-redis, with rooms and projections crossing processes as JSON."""
+
+    def serialize(self, message: dict[str, Any]) -> bytes:
+        return super().serialize(to_wire(message))  # type: ignore[no-any-return]
+
+    def deserialize(self, message: bytes) -> dict[str, Any]:
+        return from_wire(super().deserialize(message))

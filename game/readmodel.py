@@ -3,10 +3,11 @@
 Two things describe a game to a screen: the public room facts (`Room`: status,
 version, seats' names and kinds, the next game's code) and one projection per
 viewer (game.engine.projection). The writer (game.services) builds both once
-per change from the state it already holds and publishes them as JSON strings:
-a string costs nothing to copy through the in-memory channel layer and is what
-Redis carries anyway. A screen reads the database only when it connects or
-asks for a resync (`read_room`, `read_view`); it never sees a GameState.
+per change from the state it already holds and publishes them. Both are
+immutable: within a process the screens get the very objects the writer made;
+between processes (Redis) they travel as compact JSON (`to_wire`, `from_wire`).
+A screen reads the database only when it connects or asks for a resync; it
+never sees a GameState.
 """
 
 from __future__ import annotations
@@ -281,3 +282,34 @@ def table_view(state: GameState | None) -> str:
 def seat_view(state: GameState | None, position: int) -> str:
     """One seat's projection as JSON ("" in the lobby)."""
     return encode_view(view_for(state, position)) if state is not None else ""
+
+
+# The message keys that carry a room or a projection, and how each crosses processes.
+_WIRE: dict[str, tuple[type, Any, Any]] = {
+    "room": (Room, encode_room, decode_room),
+    "view": (GameView, encode_view, decode_view),
+}
+WIRE_FLAG = "wire"  # set on a message whose room and projection are JSON
+
+
+def to_wire(message: dict[str, Any]) -> dict[str, Any]:
+    """The message with its room and projection as JSON, for another process."""
+    if not any(isinstance(message.get(key), kind) for key, (kind, _, _) in _WIRE.items()):
+        return message
+    sent = dict(message)
+    for key, (kind, encode, _decode) in _WIRE.items():
+        if isinstance(sent.get(key), kind):
+            sent[key] = encode(sent[key])
+    sent[WIRE_FLAG] = True
+    return sent
+
+
+def from_wire(message: dict[str, Any]) -> dict[str, Any]:
+    """The message as its writer made it: a room and a projection again."""
+    if not message.get(WIRE_FLAG):
+        return message
+    received = {k: v for k, v in message.items() if k != WIRE_FLAG}
+    for key, (_kind, _encode, decode) in _WIRE.items():
+        if isinstance(received.get(key), str):
+            received[key] = decode(received[key])
+    return received

@@ -147,7 +147,7 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "game.layers.RedisChannelLayer",
             "CONFIG": {"hosts": [REDIS_URL]},
         }
     }

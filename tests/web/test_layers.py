@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 from channels.exceptions import ChannelFull
 
+from game.engine import new_game
+from game.engine.projection import TABLE, view_for
 from game.layers import InMemoryChannelLayer
+from game.readmodel import Room, SeatInfo
 
 
 async def test_a_group_message_reaches_every_member_as_its_own_copy() -> None:
@@ -19,6 +22,20 @@ async def test_a_group_message_reaches_every_member_as_its_own_copy() -> None:
     assert received == [message] * 3
     assert all(r is not message for r in received)
     assert len({id(r) for r in received}) == 3
+
+
+async def test_rooms_and_projections_are_shared_not_copied() -> None:
+    """They are frozen: every screen of the process gets the writer's own objects."""
+    layer = InMemoryChannelLayer()
+    names = [await layer.new_channel() for _ in range(2)]
+    for name in names:
+        await layer.group_add("game-3", name)
+    room = Room(3, "ABCDEF", "playing", 0, False, "", (SeatInfo(0, "Ada", False, True, "r"),))
+    view = view_for(new_game(2, 7, 0), TABLE)
+    await layer.group_send("game-3", {"type": "table.changed", "room": room, "view": view})
+    for name in names:
+        received = await layer.receive(name)
+        assert received["room"] is room and received["view"] is view
 
 
 async def test_a_nested_message_is_still_copied_deeply() -> None:

@@ -128,7 +128,7 @@ def test_settings_use_postgres_and_redis_when_urls_are_set() -> None:
     assert json.loads(out) == [
         "django.db.backends.postgresql",
         600,  # connections are reused (see CONN_MAX_AGE in settings)
-        "channels_redis.core.RedisChannelLayer",
+        "game.layers.RedisChannelLayer",
     ]
 
 
@@ -182,12 +182,24 @@ import asyncio, django
 django.setup()
 from channels.layers import get_channel_layer
 
+from game.engine import new_game
+from game.engine.projection import view_for
+from game.readmodel import Room, SeatInfo
+
+# A change's message: its room and a seat's projection cross processes as JSON.
+view = view_for(new_game(2, 7, 0), 0)
+seats = (SeatInfo(0, "Ελένη 🦊", False, True, "r1", id=5), SeatInfo(1, "", True, False, "r2", id=6))
+room = Room(1, "ABCDEF", "playing", 0, False, "", seats)
+
 async def main():
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    await layer.send(channel, {"type": "ping", "n": 42})
+    await layer.send(channel, {"type": "seat.changed", "n": 42, "room": room, "view": view})
     message = await asyncio.wait_for(layer.receive(channel), timeout=5)
-    print(type(layer).__name__, message["n"])
+    print(type(layer).__name__, message["n"], message["room"] == room, message["view"] == view)
+    await layer.send(channel, {"type": "seat.changed", "room": room, "view": None})
+    message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+    print(sorted(message), message["room"] == room)
 
 asyncio.run(main())
 """
@@ -197,7 +209,9 @@ asyncio.run(main())
 def test_redis_channel_layer_round_trip() -> None:
     require_service(6379, "Redis")
     out = run_python(REDIS_ROUND_TRIP, {"REDIS_URL": REDIS_URL})
-    assert out.split() == ["RedisChannelLayer", "42"]
+    lines = out.splitlines()
+    assert lines[0].split() == ["RedisChannelLayer", "42", "True", "True"]
+    assert lines[1] == "['room', 'type', 'view'] True"
 
 
 def test_allowed_hosts_follow_a_new_wifi_address_while_running(
