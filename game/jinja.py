@@ -15,6 +15,7 @@ translation work.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -23,11 +24,11 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
-from jinja2 import ChainableUndefined, Environment, nodes
+from jinja2 import ChainableUndefined, Environment, nodes, pass_context
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.ext import Extension
 from jinja2.parser import Parser
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from game.languages import current
 from game.templatetags import splendor
@@ -56,29 +57,40 @@ def environment(**options: Any) -> Environment:
     # Like Django's templates, a missing value (or a value's missing part) shows as nothing.
     options["undefined"] = ChainableUndefined
     env = Environment(extensions=[DjangoTranslations], **options)
-    env.globals.update(
-        {
-            "url": url,
-            "static": static,
-            "gem": splendor.gem,
-            "plain_gem": splendor.plain_gem,
-            "chip": splendor.chip,
-        }
-    )
+    env.globals.update({"url": url, "static": static})
+    # Pictures are filters, `{{ colour|chip(amount) }}`: Jinja2 calls a filter directly,
+    # a function through Context.call, which cost more than drawing the (remembered) chip.
     env.filters.update(
         {
+            "gem": at_render(splendor.gem),
+            "plain_gem": splendor.plain_gem,
+            "chip": at_render(splendor.chip),
             "roman": splendor.roman,
-            "colour_label": splendor.colour_label,
+            "colour_label": at_render(splendor.colour_label),
             "notation_letter": splendor.notation_letter,
-            "gems_html": splendor.gems_html,
-            "paid_html": splendor.paid_html,
-            "card_html": splendor.card_html_filter,
-            "noble_html": splendor.noble_html_filter,
+            "gems_html": at_render(splendor.gems_html),
+            "paid_html": at_render(splendor.paid_html),
+            "card_html": at_render(splendor.card_html_filter),
+            "noble_html": at_render(splendor.noble_html_filter),
             "contains": splendor.contains,
             "get_item": splendor.get_item,
         }
     )
     return env
+
+
+def at_render(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A filter whose result depends on the language: Jinja2 must call it as it renders.
+
+    Jinja2 folds a filter of constants into the compiled template, which is compiled
+    once for every language; only a filter that takes the context is never folded.
+    """
+
+    @pass_context
+    def filtered(_context: Any, *args: Any) -> Any:
+        return function(*args)
+
+    return filtered
 
 
 class DjangoTranslations(Extension):
@@ -92,11 +104,22 @@ class DjangoTranslations(Extension):
 
     tags = {"translate", "blocktranslate"}
 
+    # The tags compile to filters: Jinja2 calls a filter directly, a method of the
+    # extension through Context.call, which cost more than the translation itself.
+    TRANSLATE = "_django_translate"
+    BLOCK = "_django_blocktranslate"
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        environment.filters[self.TRANSLATE] = at_render(_translate)
+        environment.filters[self.BLOCK] = at_render(_block_translate)
+
     def parse(self, parser: Parser) -> nodes.Node:
         token = next(parser.stream)
         if token.value == "translate":
             message = parser.parse_expression()
-            return nodes.Output([self.call_method("_translate", [message])], lineno=token.lineno)
+            translated = nodes.Filter(message, self.TRANSLATE, [], [], None, None)
+            return nodes.Output([translated], lineno=token.lineno)
         return self._block(parser, token.lineno)
 
     def _block(self, parser: Parser, lineno: int) -> nodes.Node:
@@ -136,12 +159,12 @@ class DjangoTranslations(Extension):
             singular, plural = _trim(singular), _trim(plural)
         data = nodes.Dict([nodes.Pair(nodes.Const(k), v) for k, v in values.items()])
         args: list[nodes.Expr] = [
-            nodes.Const(singular),
             nodes.Const(plural),
             count if count is not None else nodes.Const(None),
             data,
         ]
-        return nodes.Output([self.call_method("_block_translate", args)], lineno=lineno)
+        translated = nodes.Filter(nodes.Const(singular), self.BLOCK, args, [], None, None)
+        return nodes.Output([translated], lineno=lineno)
 
     def _message(self, parser: Parser, names: set[str], allow_plural: bool) -> tuple[str, str]:
         """Read a block's text up to {% plural %} or {% endblocktranslate %}, in Django's
@@ -174,17 +197,22 @@ class DjangoTranslations(Extension):
                     "blocktranslate: missing {% endblocktranslate %}", current.lineno, parser.name
                 )
 
-    @staticmethod
-    def _translate(message: str) -> str:
-        return _gettext(message, current())
 
-    @staticmethod
-    def _block_translate(singular: str, plural: str, count: Any, data: dict[str, Any]) -> Markup:
-        if plural:
-            message = translation.ngettext(singular, plural, count)
-        else:
-            message = _gettext(singular, current())
-        return Markup(message) % data if data else Markup(message.replace("%%", "%"))
+def _translate(message: str) -> str:
+    """{% translate %}: the message in the active language (escaped by the template)."""
+    return _gettext(message, current())
+
+
+def _block_translate(singular: str, plural: str, count: Any, data: dict[str, Any]) -> Markup:
+    """{% blocktranslate %}: the message is trusted text, the values put in it escaped."""
+    language = current()
+    if plural:
+        message = _ngettext(singular, plural, count, language)
+    else:
+        message = _gettext(singular, language)
+    if not data:
+        return Markup(message.replace("%%", "%"))
+    return Markup(message % {name: escape(value) for name, value in data.items()})
 
 
 @lru_cache(maxsize=4096)
@@ -192,6 +220,12 @@ def _gettext(message: str, language: str | None) -> str:
     """A message in `language`, the active one (remembered: the catalogues do not change
     while the server runs)."""
     return translation.gettext(message)
+
+
+@lru_cache(maxsize=4096)
+def _ngettext(singular: str, plural: str, count: int, language: str | None) -> str:
+    """The form of a message for `count` in `language`, the active one (remembered)."""
+    return translation.ngettext(singular, plural, count)
 
 
 def _trim(message: str) -> str:

@@ -18,6 +18,23 @@ def test_translate_is_translated_and_escaped() -> None:
     assert _render("{% translate '<b>' %}") == "&lt;b&gt;"
 
 
+def test_a_template_compiled_in_one_language_renders_in_every_language() -> None:
+    """Templates are compiled once; no translation may be folded into them."""
+    source = (
+        '{% translate "Take" %}|{% blocktranslate %}Reserve{% endblocktranslate %}|'
+        '{{ "gold"|chip(2) }}|{{ "red"|gem }}'
+    )
+    with translation.override("de"):
+        template = engines["jinja2"].from_string(source)
+        german = str(template.render({}))
+    with translation.override("fi"):
+        finnish = str(template.render({}))
+    assert german.startswith("Nehmen|Reservieren|"), german
+    assert finnish.startswith("Ota|Varaa|"), finnish
+    assert 'aria-label="2 kulta"' in finnish and 'aria-label="punainen"' in finnish, finnish
+    assert 'aria-label="2 Gold"' in german, german
+
+
 @pytest.mark.parametrize(("count", "expected"), [(1, "1 Punkt"), (3, "3 Punkte")])
 def test_blocktranslate_count_picks_the_plural_form_of_the_language(
     count: int, expected: str
