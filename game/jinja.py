@@ -72,11 +72,23 @@ def environment(**options: Any) -> Environment:
             "paid_html": at_render(splendor.paid_html),
             "card_html": at_render(splendor.card_html_filter),
             "noble_html": at_render(splendor.noble_html_filter),
+            "turn_html": at_render(turn_html),
             "contains": splendor.contains,
             "get_item": splendor.get_item,
         }
     )
     return env
+
+
+def turn_html(entry: dict[str, Any]) -> SafeString:
+    """`{{ entry|turn_html }}`: a turn (history.named) told in sentences, made once per
+    turn, name and language for the log and both last-turn strips."""
+    from game import regions  # game.regions renders with this module
+
+    turn, name = entry["turn"], entry["name"]
+    return regions.render_by(
+        ("turn", turn, name), "parts/turn_events.html", lambda: {"turn": turn, "name": name}
+    )
 
 
 def at_render(function: Callable[..., Any]) -> Callable[..., Any]:
