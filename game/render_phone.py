@@ -151,7 +151,15 @@ def _progress(view: GameView) -> list[dict[str, Any]]:
 
 def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
     """The market as this phone sees it: one region per deck and per card space, so a
-    bought card or a changed price sends one space, not the whole market."""
+    bought card or a changed price sends one space, not the whole market.
+
+    Remembered whole by what it shows: most changes leave a phone's market as it was.
+    """
+    key = ("phone-market", view.market, view.deck_counts, legal["reserving"], tuple(pays.items()))
+    return regions.remember(key, lambda: _market_regions(view, legal, pays))
+
+
+def _market_regions(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
     found: dict[str, str] = {f"{STATIC}market": regions.render("phone/regions/market.html", {})}
     for row in present.levels(view):
         level = row["level"]
@@ -179,7 +187,21 @@ def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict
 
 def _sheets(view: GameView, legal: dict[str, Any]) -> dict[str, str]:
     """One action sheet per card and deck the phone can open; nothing is sent from them
-    until a button in them is tapped."""
+    until a button in them is tapped. Remembered whole by what they show."""
+    assert view.me is not None
+    key = (
+        "phone-sheets",
+        view.market,
+        view.deck_counts,
+        legal["reserving"],
+        view.bank[5].amount > 0,
+        view.payments,
+        view.me.reserved,
+    )
+    return regions.remember(key, lambda: _sheet_regions(view, legal))
+
+
+def _sheet_regions(view: GameView, legal: dict[str, Any]) -> dict[str, str]:
     gold = view.bank[5].amount
     found: dict[str, str] = {}
     for row in present.levels(view):
@@ -249,7 +271,12 @@ def _take_items(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, st
 
 def _hand_items(me: PlayerView, pays: dict[int, Any]) -> dict[str, str]:
     """The phone's own hand by parts (points, tokens, bonuses, reserved cards, nobles):
-    taking gems re-sends the tokens, not the whole hand."""
+    taking gems re-sends the tokens, not the whole hand. Remembered whole."""
+    prices = tuple(pays.get(r.card.id) if r.card else None for r in me.reserved)
+    return regions.remember(("phone-hand", me, prices), lambda: _hand_parts(me, pays))
+
+
+def _hand_parts(me: PlayerView, pays: dict[int, Any]) -> dict[str, str]:
     reserved = tuple((r, pays.get(r.card.id) if r.card else None) for r in me.reserved)
     parts: dict[str, tuple[str, dict[str, Any]]] = {
         "my-score": ("score", {"points": me.points}),
