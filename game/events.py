@@ -14,6 +14,7 @@ seats' indicators on the TV.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -22,6 +23,8 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from game.engine import GameState
 from game.engine.projection import TABLE, view_for
 from game.readmodel import Room
+
+logger = logging.getLogger(__name__)
 
 
 def table_group(game_id: int) -> str:
@@ -103,6 +106,36 @@ def serve_from(loop: asyncio.AbstractEventLoop) -> None:
     _loop = loop
 
 
+# The loop's latest publication: the next one waits for it, so that every screen
+# gets the changes in the order they were committed (sends to Redis may wait).
+_last: tuple[asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
+
+
+async def _send_after(
+    previous: asyncio.Future[None] | None,
+    layer: BaseChannelLayer,
+    sent: list[tuple[str, dict[str, Any]]],
+) -> None:
+    if previous is not None and not previous.done():
+        await asyncio.wait([previous])  # its failure is its own (logged there)
+    await _send_all(layer, sent)
+
+
+def _logged(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("A change could not be sent to the screens", exc_info=task.exception())
+
+
+def _schedule(layer: BaseChannelLayer, sent: list[tuple[str, dict[str, Any]]]) -> None:
+    """On the loop: send this change after the one before."""
+    global _last
+    loop = asyncio.get_running_loop()
+    previous = _last[1] if _last is not None and _last[0] is loop else None
+    task = asyncio.ensure_future(_send_after(previous, layer, sent))
+    task.add_done_callback(_logged)
+    _last = (loop, task)
+
+
 def publish(
     room: Room,
     holders: dict[int, str],
@@ -110,14 +143,18 @@ def publish(
     gone: tuple[int, ...] = (),
     log: str = "",
 ) -> None:
-    """Send every screen of the game its part of this change (call after the commit)."""
+    """Send every screen of the game its part of this change (call after the commit).
+
+    The writer hands the messages to the server's loop and goes on: waiting there
+    for the sends cost a thread switch each way at every change.
+    """
     layer = get_channel_layer()
     if layer is None:
         return
     sent = messages(room, holders, state, gone, log)
     loop = _loop
     if loop is not None and loop.is_running() and not loop.is_closed():
-        asyncio.run_coroutine_threadsafe(_send_all(layer, sent), loop).result(timeout=30)
+        loop.call_soon_threadsafe(_schedule, layer, sent)
     else:
         async_to_sync(_send_all)(layer, sent)
 

@@ -117,6 +117,28 @@ async def test_a_change_reaches_the_screens_without_a_trip_to_the_database_threa
     assert closes.call_count == 0, "a screen's handler waited for the database thread"
 
 
+async def test_changes_committed_back_to_back_reach_the_screens_in_order(
+    screens: Screens,
+) -> None:
+    """The writer does not wait for the sends (game.events.publish): the loop sends
+    each change after the one before."""
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada = await screens.phone(table, 0)
+    for screen in (tv, ada):
+        await screen.until_version(0)
+
+    def play_six() -> None:
+        for version, take in enumerate(("take:wug", "take:rkw", "take:ugr") * 2):
+            services.play(table.game_id, table.player(version % 2).key, take, version)
+
+    await db(play_six)()
+    for screen in (tv, ada):
+        await screen.until_version(6)
+        shown = [v for v in screen.versions if v is not None]
+        assert shown == sorted(shown), (screen.label, shown)
+
+
 # ---------------------------------------------------------------- regions
 
 
