@@ -36,16 +36,23 @@ def rejoin_url(url: str, rejoin_code: str) -> str:
 QR_BORDER = 2  # modules of quiet zone around the code
 
 
+# A seat's rejoin code is drawn with this mask: trying all eight for the one with
+# the fewest scanning hazards took 7 ms of the 8 a code costs, and a TV drawing the
+# codes of four seats at once held every screen of the server for that long. The
+# code is printed beside it, for a phone that cannot read it.
+REJOIN_MASK = 0
+
+
 @lru_cache(maxsize=64)
-def qr_svg(url: str) -> str:
+def qr_svg(url: str, mask: int | None = None) -> str:
     """Return the URL as an inline SVG QR code (no Pillow needed), cached.
 
-    The qrcode library picks the mask as the standard asks (the one with the
-    fewest scanning hazards); its SVG writer drew each module as its own
-    rectangle and cost three times as much as that. Here each run of dark
-    modules in a row is one rectangle.
+    Without `mask` the qrcode library picks the mask as the standard asks (the
+    join code, which every phone scans). Its SVG writer drew each module as its
+    own rectangle and cost more than that; here each run of dark modules in a
+    row is one rectangle.
     """
-    code = qrcode.QRCode(border=QR_BORDER)
+    code = qrcode.QRCode(border=QR_BORDER, mask_pattern=mask)
     code.add_data(url)
     code.make(fit=True)
     rows = code.get_matrix()  # the quiet zone included

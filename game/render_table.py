@@ -18,7 +18,7 @@ from django.utils.safestring import mark_safe
 from game import history, jinja, present, regions
 from game.bot_levels import STAND_IN_CHOICES, hard_bot_choices, seconds_label
 from game.engine.projection import GameView
-from game.join_qr import qr_svg, rejoin_url
+from game.join_qr import REJOIN_MASK, qr_svg, rejoin_url
 from game.languages import in_language
 from game.readmodel import Room
 from game.regions import STATIC
@@ -60,7 +60,7 @@ def _player(
     if host["is_host"] and not seat.is_bot and not seat.connected:
         # The host screen shows a rejoin QR for each seat whose phone is away.
         link = rejoin_url(host["url"], seat.rejoin_code)
-        qr[f"rejoin-qr-{position}-{seat.rejoin_code}"] = partial(qr_svg, link)
+        qr[f"rejoin-qr-{position}-{seat.rejoin_code}"] = partial(qr_svg, link, REJOIN_MASK)
     # Not is_current / acted_last: the meta region carries those (see table_screen).
     p = {"seat": seat, "view": view, "is_first": player["is_first"], "rejoin_url": link}
     context = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Any
 
 from django.urls import URLPattern, URLResolver, re_path
@@ -32,4 +33,20 @@ class Starting:
             self.started = True
             events.serve_from(asyncio.get_running_loop())
             services.resume_bot_turns_once()
+            settle_garbage_collector()
         return await self.app(scope, receive, send)
+
+
+# Allocations between the collector's runs of its young generation, then how many of
+# those runs before the next older generation is looked at (Python's default is
+# 700, 10, 10: a change allocates tens of thousands of objects, most freed at once).
+GC_THRESHOLDS = (10_000, 10, 10)
+
+
+def settle_garbage_collector() -> None:
+    """What the server made to start up stays for good: the collector stops walking it
+    (gc.freeze), and it runs less often. Every screen waits while it runs, and a full
+    collection walks every object every socket holds."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)

@@ -148,6 +148,19 @@ def test_the_join_url_leaves_out_port_80(monkeypatch: pytest.MonkeyPatch) -> Non
     assert decode_qr(qr_svg_in(page)) == url
 
 
+def test_the_host_tv_draws_a_readable_rejoin_qr_code_for_a_seat_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SPLENDOR_HOST", "192.168.1.50")
+    table = started(("Ada", "Bob"))
+    page = host_client(table).get(f"/host/{table.code}/").content.decode()
+    seat = Seat.objects.get(game_id=table.game_id, position=1)
+    found = re.search(rf'id="rejoin-qr-1-{seat.rejoin_code}"[^>]*>\s*(<svg.*?</svg>)', page, re.S)
+    assert found, "no rejoin QR code for Bob, whose phone is away"
+    url = f"http://192.168.1.50/join/{table.code}/?rejoin={seat.rejoin_code}"
+    assert decode_qr(found.group(1)) == url
+
+
 def test_a_spectator_sees_the_lobby_without_host_controls() -> None:
     table = open_lobby(("Ada",))
     page = Client().get(f"/host/{table.code}/").content.decode()
