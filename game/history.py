@@ -132,6 +132,8 @@ class _Replay:
     moves: int = 0
     turns: list[Turn] = field(default_factory=list)
     pending: list[Event] = field(default_factory=list)
+    keep: int | None = None  # finished turns kept (the latest ones); None: all
+    finished: int = 0  # turns finished so far, kept or not
 
     def play(self, moves: list[str] | tuple[str, ...]) -> History:
         for text in moves:
@@ -144,8 +146,11 @@ class _Replay:
             if self.state.turn != turn:
                 if not any(e.kind == NOBLE for e in self.pending):  # automatic: no move
                     self.pending.extend(_automatic_visits(self.state))
-                self.turns.append(Turn(len(self.turns) + 1, before.seat, tuple(self.pending)))
+                self.finished += 1
+                self.turns.append(Turn(self.finished, before.seat, tuple(self.pending)))
                 self.pending = []
+                if self.keep is not None and len(self.turns) > self.keep:
+                    del self.turns[: -self.keep]
         return History(tuple(self.turns), tuple(self.pending))
 
 
@@ -168,7 +173,9 @@ def play_through(state: GameState, moves: list[str] | tuple[str, ...]) -> Histor
 
 # ---------------------------------------------------------------- from the database
 
-_CACHE_SIZE = 64
+# Every game being played needs its replay at each change: a server carries hundreds
+# of tables. An entry keeps the game's state and its last few turns only (RECENT).
+_CACHE_SIZE = 1024
 # (game id, room code) -> (the replay so far, its history after replay.moves moves).
 # The code tells apart games that got the same id (a test's rolled-back rows).
 _cache: OrderedDict[tuple[int, str], tuple[_Replay, History]] = OrderedDict()
@@ -176,7 +183,8 @@ _lock = threading.Lock()  # a replay is continued in place: one thread at a time
 
 
 def for_game(game_id: int, code: str, moves: int, new_moves: tuple[str, ...] = ()) -> History:
-    """Return the history of a game after its first `moves` moves.
+    """Return the recent history of a game after its first `moves` moves (its last
+    RECENT finished turns).
 
     `new_moves` are the last of them, as the writer that just made them holds
     them: the replay kept for the game continues with them and reads nothing.
@@ -195,7 +203,7 @@ def for_game(game_id: int, code: str, moves: int, new_moves: tuple[str, ...] = (
         if replay is not None and new_moves and replay.moves == moves - len(new_moves):
             history = replay.play(new_moves)
         else:
-            replay, history = _read_moves(game_id, replay, moves)
+            replay, history = _read_moves(game_id, replay, moves, keep=RECENT)
         _cache[key] = (replay, history)
         _cache.move_to_end(key)
         if len(_cache) > _CACHE_SIZE:
@@ -203,14 +211,16 @@ def for_game(game_id: int, code: str, moves: int, new_moves: tuple[str, ...] = (
         return history
 
 
-def _read_moves(game_id: int, replay: _Replay | None, moves: int) -> tuple[_Replay, History]:
-    """Continue (or start) the replay with the recorded moves it has not seen."""
+def _read_moves(
+    game_id: int, replay: _Replay | None, moves: int, keep: int | None = None
+) -> tuple[_Replay, History]:
+    """Continue (or start, keeping `keep` turns) the replay with the moves it has not seen."""
     from game.models import Game, Move  # the replay above stays usable without Django
 
     if replay is None:
         game = Game.objects.get(pk=game_id)
         start = new_game(game.seats.count(), game.seed, game.first_player, game.house_no_gold_small)
-        replay = _Replay(start)
+        replay = _Replay(start, keep=keep)
     new = list(
         Move.objects.filter(game_id=game_id, index__gte=replay.moves, index__lt=moves)
         .order_by("index")
@@ -320,7 +330,13 @@ def just_of(last: Turn | None) -> dict[str, object]:
 
 
 def log_context(game_id: int, code: str, moves: int, seat_names: list[str]) -> dict[str, object]:
-    """What the whole game log needs (a phone's Log sheet): every turn, newest first."""
-    history = for_game(game_id, code, moves)
+    """What the whole game log needs (a phone's Log sheet): every turn, newest first.
+
+    Replayed for the occasion: the replays kept for the screens keep recent turns only.
+    """
+    if moves <= 0:
+        history = History()
+    else:
+        _replay, history = _read_moves(game_id, None, moves)
     log = named(history.turns[::-1], seat_names)
     return {"log": log, "last_turn": log[0] if log else None, "just": just_of(history.last)}

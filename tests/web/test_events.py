@@ -240,6 +240,33 @@ def test_the_log_page_lists_turns_newest_first_and_the_end() -> None:
 
 
 @pytest.mark.django_db
+def test_a_long_game_keeps_its_turn_numbers_and_its_whole_log() -> None:
+    """The replays kept for the screens keep their last six turns; the Log page
+    replays the whole game."""
+    from django.test import Client
+
+    from game import history
+    from game.models import Game
+    from tests.web.helpers import play_as, started
+
+    table = started(("Ada", "Bob", "Cy", "Di"))
+    takes = ("take:wug", "take:rkw", "take:ugr", "take:kwu", "take:grk", "take:wug") * 2
+    for take in takes[:9]:
+        play_as(table, take)
+    game = Game.objects.get(pk=table.game_id)
+    moves = list(game.moves.order_by("index").values_list("notation", flat=True))
+    whole = history.replay_history(4, game.seed, moves, first_player=game.first_player)
+    kept = history.recent(game.id, game.code, game.version)
+    assert kept == history.encode_recent(whole)
+    assert [t.number for t in history.decode_recent(kept)] == [9, 8, 7, 6, 5, 4]
+    history._cache.clear()  # as after a restart: read and replayed again
+    assert history.recent(game.id, game.code, game.version) == kept
+    html = Client().get(f"/play/{game.code}/log/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    texts = [_text(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", html, flags=re.S)]
+    assert [t.split(".")[0] for t in texts] == [str(n) for n in range(9, 0, -1)], texts
+
+
+@pytest.mark.django_db
 def test_the_tv_marks_where_the_last_turn_happened() -> None:
     from game import rendering
     from game.models import Game
