@@ -280,7 +280,6 @@ def _event_of(d: dict[str, Any]) -> Event:
 
 
 @lru_cache(maxsize=256)
-@lru_cache(maxsize=256)
 def decode_recent(text: str) -> tuple[Turn, ...]:
     """Read what `encode_recent` wrote (every screen of a game shares the result)."""
     if not text:
