@@ -30,7 +30,7 @@ from game import events, hinting, history, inbound, jinja, presence, services, s
 from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
-from game.models import Game
+from game.models import Game, Seat
 from game.readmodel import Room, holder_of, read
 from game.regions import Shown
 from game.render_phone import phone_screen
@@ -66,26 +66,26 @@ def _port(scope: dict[str, Any]) -> str:
     return str(server[1]) if server else "8000"
 
 
-def _who(scope: dict[str, Any], code: str) -> tuple[int, bool, int | None, str] | None:
-    """Read who this socket is: (game id, is host, seat id of a phone, player key)."""
+def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int | None, str] | None:
+    """Read who this socket is: (game id, is host, seat id of a phone, player key).
+
+    A phone back from away plays its seat again at once: if a stand-in plays it,
+    the seat is given back first.
+    """
     player_key = _player_key(scope)
     game = Game.objects.filter(code=code.upper()).values("pk", "host_key").first()
     if game is None:
         return None
     seat = None
     if player_key:
+        if phone:
+            services.take_seat_back(game["pk"], player_key)
         seat = (
-            Game.objects.get(pk=game["pk"])
-            .seats.filter(player_key=player_key, is_bot=False)
+            Seat.objects.filter(game_id=game["pk"], player_key=player_key, is_bot=False)
             .values_list("pk", flat=True)
             .first()
         )
     return game["pk"], bool(player_key) and game["host_key"] == player_key, seat, player_key
-
-
-def _take_seat_back(scope: dict[str, Any], code: str) -> None:
-    """A phone connects: if a stand-in plays its seat, it plays again at once."""
-    standin.reclaim(code, _player_key(scope))
 
 
 def _read_table(game_id: int) -> tuple[Room, GameView | None, str, frozenset[int]]:
@@ -144,9 +144,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.limit = inbound.RateLimit(per_second=rate, burst=max(1, int(2 * rate)))
         kwargs = self.scope["url_route"]["kwargs"]
         self.role = kwargs["role"]
-        if self.role == "seat":  # a phone back from away plays its seat again at once
-            await database_sync_to_async(_take_seat_back)(self.scope, kwargs["code"])
-        who = await database_sync_to_async(_who)(self.scope, kwargs["code"])
+        who = await database_sync_to_async(_who)(self.scope, kwargs["code"], self.role == "seat")
         if who is None:
             await self.close(code=4404)
             return

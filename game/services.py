@@ -418,6 +418,11 @@ def stand_in_for_away(game_id: int, position: int, expected_version: int) -> boo
 
 def take_seat_back(game_id: int, player_key: str) -> Seat | None:
     """Give a reconnected phone its seat back from a stand-in; None if it had none."""
+    stood_in = Seat.objects.filter(
+        game_id=game_id, player_key=player_key, is_bot=True, bot_kind=STAND_IN
+    )
+    if not player_key or not stood_in.exists():
+        return None  # as nearly always: no write transaction (it waits for the writer)
     with transaction.atomic():
         game = _lock(game_id)
         seat = seat_of(game, player_key)

@@ -110,17 +110,6 @@ def _run_check(game_id: int, version: int, seen_away: bool) -> None:
             _pending.difference_update({t for t in _pending if t.finished.is_set()})
 
 
-def reclaim(code: str, player_key: str) -> None:
-    """A phone connects: if a stand-in plays its seat, give the seat back first."""
-    if not player_key:
-        return
-    game_id = Game.objects.filter(code=code.upper()).values_list("pk", flat=True).first()
-    if game_id is not None:
-        from game import services
-
-        services.take_seat_back(game_id, player_key)
-
-
 def cancel() -> None:
     """Stop every scheduled check, and wait for any running one to end (tests)."""
     while True:
