@@ -30,19 +30,33 @@ def status(room: Room, view: GameView | None, log: str = "", oob: bool = True) -
     and the game's recent turns (game.history.encode_recent) for the last-turn line.
     """
 
+    return status_with_items(room, view, log, oob)[0]
+
+
+def status_with_items(
+    room: Room, view: GameView | None, log: str, oob: bool
+) -> tuple[str, dict[str, str]]:
+    """The #status region and its parts (see status_items), made once per change for
+    every phone of the game."""
+    return regions.remember(
+        ("status", room, log, oob), lambda: _status_with_items(room, view, log, oob)
+    )
+
+
+def _status_with_items(
+    room: Room, view: GameView | None, log: str, oob: bool
+) -> tuple[str, dict[str, str]]:
     items = status_items(room, view, log)
     if not items:  # the lobby: who has joined so far
-
-        def render() -> str:
-            return jinja.render("phone/status.html", {"snap": room, "oob": oob, "items": {}})
-
-        return regions.cached(("status", room, oob), render)
-    return regions.around(
+        context = {"snap": room, "oob": oob, "items": {}}
+        return jinja.render("phone/status.html", context), items
+    html = regions.around(
         "phone/status.html",
         (room.code, room.status, oob),
         lambda marks: {"snap": room, "oob": oob, "items": marks},
         items,
     )
+    return html, items
 
 
 def status_items(room: Room, view: GameView | None, log: str) -> dict[str, str]:
@@ -247,7 +261,13 @@ TAKE_PILE = "take-pile-"
 
 def _take_items(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, str]:
     """The take picker's parts by id: its legal takes, a button per pile, the gold and,
-    on the phone's own turn, Clear/Take: a take re-sends only the piles it changed."""
+    on the phone's own turn, Clear/Take: a take re-sends only the piles it changed.
+    Remembered whole by what they show."""
+    key = ("take-items", view.bank, my_turn, tuple(takes))
+    return regions.remember(key, lambda: _take_parts(view, my_turn, takes))
+
+
+def _take_parts(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, str]:
     items: dict[str, str] = {
         "take-legal": format_html(
             '<span id="take-legal" hidden data-legal="{}"></span>', ",".join(takes)
@@ -377,8 +397,9 @@ def phone_screen(room: Room, view: GameView | None, position: int, log: str = ""
 def _phone_screen(room: Room, view: GameView | None, position: int, log: str) -> regions.Screen:
     my_turn = view is not None and view.phase != "over" and view.current == position
     phase = view.phase if view is not None else room.status
+    status_html, status_parts = status_with_items(room, view, log, oob=False)
     found: dict[str, str] = {
-        "status": status(room, view, log, oob=False),
+        "status": status_html,
         "hand-meta": format_html(
             '<div id="hand-meta" hidden data-version="{}" data-my-turn="{}"'
             ' data-class="hand phase-{}{}"></div>',
@@ -402,7 +423,7 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
         legal = _legal(view)
         # What the seat can afford, shown on its cards until the game ends.
         pays = _payments(view) if view.phase != OVER else {}
-        lists["status"] = ("", status_items(room, view, log))
+        lists["status"] = ("", status_parts)
         found.update(_playing(room, view, position, legal, pays, lists))
         sheets = _sheets(view, legal)
     shell = {"version": room.version, "my_turn": my_turn, "phase": phase}
