@@ -25,7 +25,8 @@ from game import jinja
 from game.languages import current as _language
 
 # Entries, each a fragment or a few dozen (a phone's market, sheets, hand): with a
-# hundred games changing every second, 4,096 turned over in about three seconds.
+# hundred games changing every second, by our estimate 4,096 would turn over within
+# a few seconds, about as often as a game changes.
 _CACHE_SIZE = 16384
 _cache: OrderedDict[Hashable, Any] = OrderedDict()
 T = TypeVar("T")
