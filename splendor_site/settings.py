@@ -232,6 +232,8 @@ LOGGING = {
             "propagate": False,
         },
         "game": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        # "Listening on TCP address …": the moment the server takes connections.
+        "daphne.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
 

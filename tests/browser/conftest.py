@@ -15,7 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
+import threading
 import urllib.request
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -43,18 +43,29 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+LISTENING = b"Listening on TCP address"  # daphne.server's line once the port is open
+
+
+def _copy_output(proc: subprocess.Popen[bytes], log: Path, ready: threading.Event) -> None:
+    """Copy the server's output to its log; set `ready` once it listens (or it ended)."""
+    assert proc.stdout is not None
+    with log.open("wb") as out:
+        for line in proc.stdout:
+            out.write(line)
+            out.flush()
+            if LISTENING in line:
+                ready.set()
+    ready.set()  # the server ended: the caller finds out why
+
+
 def _wait_for_server(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"The server exited early:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:  # loopback only
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"The server did not answer at {url}:\n{log.read_text()[-3000:]}")
+    """Wait for the server's own word that it listens, then check it answers."""
+    ready = threading.Event()
+    threading.Thread(target=_copy_output, args=(proc, log, ready), daemon=True).start()
+    if not ready.wait(timeout=120) or proc.poll() is not None:
+        raise RuntimeError(f"The server did not start:\n{log.read_text()[-3000:]}")
+    with urllib.request.urlopen(url, timeout=30) as response:  # loopback only
+        assert response.status == 200, f"The server answered {response.status} at {url}"
 
 
 def _require_chromium() -> None:
@@ -95,14 +106,13 @@ def splendor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
     )
     port = _free_port()
     log = workdir / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [*manage, "runserver", f"{LOOPBACK}:{port}", "--noreload"],
-            cwd=BASE_DIR,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    proc = subprocess.Popen(
+        [*manage, "runserver", f"{LOOPBACK}:{port}", "--noreload"],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     server = Server(url=f"http://{LOOPBACK}:{port}", port=port, log=log)
     try:
         _wait_for_server(server.url + "/", proc, log)
