@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -24,7 +23,6 @@ from game.bot_levels import STAND_IN, seat_name
 from game.engine import GameState
 from game.engine.actions import parse_action
 from game.engine.projection import (
-    TABLE,
     ColourCount,
     GameView,
     PlayerView,
@@ -33,7 +31,6 @@ from game.engine.projection import (
     card_view,
     colour_counts,
     noble_view,
-    view_for,
 )
 from game.engine.state import Outcome
 from game.models import Game, Seat
@@ -259,29 +256,11 @@ def _decode_view(text: str) -> GameView:
     )
 
 
-# Every table screen of a game in this process gets the same string: decode it once.
-_decoded: OrderedDict[str, GameView] = OrderedDict()
-_DECODED_SIZE = 64
-
-
+@lru_cache(maxsize=64)
 def decode_view(text: str) -> GameView:
-    view = _decoded.get(text)
-    if view is None:
-        view = _decode_view(text)
-        _decoded[text] = view
-        if len(_decoded) > _DECODED_SIZE:
-            _decoded.popitem(last=False)
-    return view
-
-
-def table_view(state: GameState | None) -> str:
-    """The table's projection as JSON ("" in the lobby)."""
-    return encode_view(view_for(state, TABLE)) if state is not None else ""
-
-
-def seat_view(state: GameState | None, position: int) -> str:
-    """One seat's projection as JSON ("" in the lobby)."""
-    return encode_view(view_for(state, position)) if state is not None else ""
+    """Read a projection sent from another process; the table screens of a game in this
+    process receive the same JSON and share the one object."""
+    return _decode_view(text)
 
 
 # The message keys that carry a room or a projection, and how each crosses processes.
