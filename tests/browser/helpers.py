@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +119,31 @@ class Screen:
     label: str
     errors: list[str] = field(default_factory=list)
 
+    # The element whose data-version says which change the page shows.
+    version_holder = "#screen"
+
+    def version(self) -> int:
+        holder = self.page.locator(self.version_holder)
+        return int(holder.get_attribute("data-version") or "-1")
+
+    def reach(self, version: int, timeout: float = 15000) -> int:
+        """Wait until the page shows change `version` (or a later one)."""
+        self.page.wait_for_function(
+            "([holder, v]) => Number(document.querySelector(holder)?.dataset.version) >= v",
+            arg=[self.version_holder, version],
+            timeout=timeout,
+        )
+        return self.version()
+
+    def wait_chips(self, selector: str, expected: dict[str, int], timeout: float = 15000) -> None:
+        """Wait until the chips under `selector` show these counts (the others are not read)."""
+        self.page.wait_for_function(
+            f"([selector, want]) => {{ const got = ({CHIPS_JS})(document.querySelector(selector));"
+            " return Object.entries(want).every(([colour, n]) => got[colour] === n); }",
+            arg=[selector, expected],
+            timeout=timeout,
+        )
+
     def watch(self, page: Page | None = None) -> None:
         page = page or self.page
 
@@ -183,9 +207,6 @@ class Table(Screen):
         self.wait_connected()
         return self.page.locator(".lobby .join-url").inner_text().strip()
 
-    def version(self) -> int:
-        return int(self.page.locator("#screen").get_attribute("data-version") or "-1")
-
     def wait_version(self, above: int, timeout: float = 5000) -> int:
         self.page.wait_for_function(
             "v => Number(document.querySelector('#screen').dataset.version) > v",
@@ -230,6 +251,7 @@ class Phone(Screen):
     """A phone in portrait, 360 px wide, played by tapping."""
 
     name: str = ""
+    version_holder = "#hand"
 
     @property
     def hand(self) -> Locator:
@@ -253,9 +275,6 @@ class Phone(Screen):
     def state(self) -> dict[str, Any]:
         result: dict[str, Any] = self.page.evaluate(PHONE_STATE_JS)
         return result
-
-    def version(self) -> int:
-        return int(self.hand.get_attribute("data-version") or "-1")
 
     def my_turn(self) -> bool:
         return self.hand.get_attribute("data-my-turn") == "1"
@@ -478,13 +497,9 @@ def decode_qr(png: bytes) -> list[str]:
     return [barcode.text for barcode in zxingcpp.read_barcodes(image)]
 
 
-def wait_until(check: Any, timeout: float = 5.0, message: str = "condition") -> Any:
-    """Poll a Python check (for values read from several pages)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"Timed out waiting for {message}")
-        time.sleep(0.05)
+def in_step(*screens: Screen) -> int:
+    """Wait until every screen shows the latest change any of them shows; return it."""
+    latest = max(screen.version() for screen in screens)
+    for screen in screens:
+        screen.reach(latest)
+    return latest

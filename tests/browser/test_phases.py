@@ -33,7 +33,6 @@ from tests.browser.helpers import (
     Server,
     Table,
     settle,
-    wait_until,
 )
 from tests.browser.positions import (
     Position,
@@ -150,10 +149,8 @@ def reach(recorder: Recorder, tv: Table, phones: list[Phone], found: Position) -
     for phone in phones:
         phone.page.reload()
         phone.wait_connected()
-    wait_until(
-        lambda: tv.version() == version and all(p.version() == version for p in phones),
-        message=f"every screen to show version {version}",
-    )
+    for screen in (tv, *phones):
+        assert screen.reach(version) == version, f"{screen.label} went past version {version}"
     settle(tv, *phones)
     for seat, phone in enumerate(phones):
         assert phone.seat() == seat
@@ -230,7 +227,7 @@ def test_choose_between_two_nobles(recorder: Recorder, tv: Table) -> None:
     assert enabled_sheet_actions(phone) == []
     tv.wait_version(before)
     expect(tv.page.locator(".turn-line")).to_contain_text("choosing a noble")
-    wait_until(lambda: other.version() == phone.version(), message="the other phone to update")
+    other.reach(phone.version())
     assert not other.my_turn()
     expect(other.page.locator("#hand .nobles-choice")).to_have_count(0)
     phone.shot("phone-noble-choice")
@@ -258,7 +255,8 @@ def test_choose_between_two_nobles(recorder: Recorder, tv: Table) -> None:
         expect(table_nobles.locator(f'.noble[data-noble="{left}"]')).to_be_visible()
         expect(mine.locator(f'.noble[data-noble="{left}"]')).to_have_count(0)
     expect(tv.page.locator(".turn-line")).to_contain_text(f"{NAMES[1 - seat]}’s turn")
-    wait_until(other.my_turn, message="the turn to pass to the other phone")
+    other.wait_turn()
+    assert other.my_turn(), "the turn did not pass to the other phone"
     tv.shot("table-noble-chosen")
 
     final = in_server_db(recorder.server, {"code": tv.code})
@@ -309,7 +307,8 @@ def test_forced_pass(recorder: Recorder, tv: Table) -> None:
     expect(tv.page.locator("#last-turn")).to_contain_text("could not act and passed")
     assert not phone.my_turn()
     expect(phone.page.locator("#hand [data-action=pass]")).to_have_count(0)
-    wait_until(other.my_turn, message="the turn to pass to the other phone")
+    other.wait_turn()
+    assert other.my_turn(), "the turn did not pass to the other phone"
     other_state = other.state()
     assert not other_state["canPass"], other_state
     expect(other.page.locator("#hand .your-turn")).to_contain_text("Take gems, or tap a card")
@@ -362,7 +361,7 @@ def test_pay_with_gold_instead_of_gems(recorder: Recorder, tv: Table) -> None:
     alternative.tap()
     phone.wait_version(before)
     tv.wait_version(before)
-    wait_until(lambda: tv.bank()["gold"] == bank_gold + gold, message="the gold back in the bank")
+    tv.wait_chips(".board .bank", {"gold": bank_gold + gold})
     assert tv.tokens(seat)["gold"] == hand_gold - gold
     assert tv.cards_bought(seat) == cards + 1
     expect(tv.page.locator(f'.market .card[data-card="{found.card}"]')).to_have_count(0)

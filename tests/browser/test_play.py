@@ -13,8 +13,8 @@ from tests.browser.helpers import (
     Recorder,
     Table,
     WebSocketGate,
+    in_step,
     settle,
-    wait_until,
 )
 
 pytestmark = pytest.mark.browser
@@ -24,17 +24,14 @@ COLOUR = {"w": "white", "u": "blue", "g": "green", "r": "red", "k": "black", "y"
 
 
 def settled_turn(tv: Table, phones: list[Phone]) -> Phone:
-    """Wait until every phone shows the TV's version; return the phone on turn."""
+    """Wait until every phone shows the TV's version; return the phone on turn.
 
-    def current() -> Phone | None:
-        version = tv.version()
-        if any(phone.version() != version for phone in phones):
-            return None
-        on_turn = [phone for phone in phones if phone.my_turn()]
-        return on_turn[0] if len(on_turn) == 1 else None
-
-    found: Phone = wait_until(current, message="the phones to show the TV's turn")
-    return found
+    Only people play here, so the latest change any screen shows is the last one.
+    """
+    in_step(tv, *phones)
+    on_turn = [phone for phone in phones if phone.my_turn()]
+    assert len(on_turn) == 1, f"{len(on_turn)} phones on turn at version {tv.version()}"
+    return on_turn[0]
 
 
 def card_id(opener: str) -> str:
@@ -82,7 +79,7 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     expected = {**bank, "white": bank["white"] - 1, "blue": bank["blue"] - 1}
     expected["green"] -= 1
     expect(tv.page.locator(".board .bank")).to_be_visible()
-    wait_until(lambda: tv.bank() == expected, message=f"TV bank {expected}")
+    tv.wait_chips(".board .bank", expected)
     assert tv.tokens(seat[first.label]) == {
         "white": 1,
         "blue": 1,
@@ -91,7 +88,7 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
         "black": 0,
         "gold": 0,
     }
-    wait_until(lambda: first.version() == tv.version(), message="the phone to update")
+    first.reach(tv.version())
     assert first.token_total() == 3
 
     # ---- 1b. Off turn, a card's sheet shows what the phone could do on its turn, held back.
@@ -137,7 +134,7 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     first_on_tv = tv.player(seat[first.label])
     expect(first_on_tv.locator(".reserved .card-back.level-1")).to_have_count(1)
     expect(first_on_tv.locator(".reserved .card[data-card]")).to_have_count(0)
-    wait_until(lambda: other.version() == tv.version(), message="the other phone to update")
+    other.reach(tv.version())
     for screen in (tv, other):
         html = screen.page.content()
         assert f'data-card="{blind[0]}"' not in html, f"{screen.label} shows the blind card"
@@ -170,7 +167,8 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     before = current.version()
     buy_button.tap()
     current.wait_version(before)
-    wait_until(lambda: tv.cards_bought(position) == cards_before + 1, message="the TV bonus")
+    tv.reach(current.version())
+    assert tv.cards_bought(position) == cards_before + 1, "the TV does not show the bonus"
     expect(tv.page.locator(f'.market .card[data-card="{bought}"]')).to_have_count(0)
     expect(current.page.locator(f'#hand [data-open="{best["open"]}"]')).to_have_count(0)
     assert current.token_total() <= tokens_before
@@ -206,13 +204,8 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     current.wait_version(before)
     assert current.token_total() == 10
     expect(tv.player(position).locator(".token-total")).to_have_text("10/10")
-    for letter in set(give_back):
-        returned = give_back.count(letter)
-        colour = COLOUR[letter]
-        wait_until(
-            lambda c=colour, n=returned: tv.bank()[c] == bank[c] + n,
-            message=f"{returned} {colour} back in the bank",
-        )
+    back = {COLOUR[letter]: give_back.count(letter) for letter in give_back}
+    tv.wait_chips(".board .bank", {colour: bank[colour] + n for colour, n in back.items()})
 
     # ---- 6. A stale action from a second tab of the same phone is refused with a message.
     current = settled_turn(tv, phones)
@@ -241,7 +234,8 @@ def test_play_a_few_turns_by_tapping(recorder: Recorder, tv: Table) -> None:
     expect(flash).to_be_visible()
     expect(flash).to_contain_text("moved on")
     tab.shot("phone-flash")
-    wait_until(lambda: tab.version() == after, message="the refused tab to resync")
+    tab.reach(after)
+    assert tab.version() == after, "the refused tab went past the game"
     tv.settle()
     assert tv.version() == after, "the refused action changed the game"
     expect(current.page.locator("#flash.show")).to_have_count(0)

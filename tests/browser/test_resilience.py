@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.game_setup import by_turn, start_game
-from tests.browser.helpers import Phone, Recorder, Table, decode_qr, wait_until
+from tests.browser.helpers import Phone, Recorder, Table, decode_qr
 
 pytestmark = pytest.mark.browser
 
@@ -77,7 +77,7 @@ def test_reload_and_rejoin_with_the_code_from_the_tv(recorder: Recorder, tv: Tab
     fresh.wait_connected()
     expect(away.locator(".tag.away")).to_have_count(0)
     expect(away.locator(".rejoin")).to_have_count(0)
-    wait_until(lambda: fresh.version() == tv.version(), message="the rejoined phone to update")
+    fresh.reach(tv.version())
     assert fresh.seat() == seat
     assert_shows_seat(fresh, tv, seat)
     # And it plays on from there.
@@ -111,7 +111,5 @@ def test_a_phone_whose_network_went_away_says_so_and_catches_up(
     waiting.errors.clear()
     waiting.context.set_offline(False)
     expect(connection).to_be_hidden(timeout=10000)
-    wait_until(
-        lambda: waiting.version() == tv.version(), timeout=10, message="the phone to catch up"
-    )
+    waiting.reach(tv.version())
     assert waiting.my_turn()
