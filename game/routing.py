@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 from typing import Any
 
 from django.urls import URLPattern, URLResolver, re_path
@@ -33,7 +34,7 @@ class Starting:
             self.started = True
             events.serve_from(asyncio.get_running_loop())
             services.resume_bot_turns_once()
-            settle_garbage_collector()
+            settle_interpreter()
         return await self.app(scope, receive, send)
 
 
@@ -44,10 +45,23 @@ class Starting:
 GC_THRESHOLDS = (10_000, 10, 10)
 
 
-def settle_garbage_collector() -> None:
-    """What the server made to start up stays for good: the collector stops walking it
+# Seconds a thread may hold the interpreter while another waits for it (Python's
+# default: 0.005). The server runs two threads at once: the event loop (screens,
+# sockets) and the database thread (the writer). The writer lets go at every SQL
+# statement and then waited up to 5 ms to get back in; at 0.5 ms, bench_web's
+# 100 paced games went from a p99 of 96 ms to 41 ms, and a lone game's from 13 to 8.
+SWITCH_INTERVAL = 0.0005
+
+
+def settle_interpreter() -> None:
+    """Tune the interpreter for the server, once, as it serves its first connection.
+
+    What the server made to start up stays for good: the collector stops walking it
     (gc.freeze), and it runs less often. Every screen waits while it runs; a full
-    collection took half as long frozen (55 ms against 111, 20 games in play)."""
+    collection took half as long frozen (55 ms against 111, 20 games in play). The
+    two threads hand the interpreter to each other sooner (SWITCH_INTERVAL).
+    """
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    sys.setswitchinterval(SWITCH_INTERVAL)
