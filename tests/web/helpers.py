@@ -376,9 +376,17 @@ class Screen:
             before.append(message)
         return before
 
-    async def nothing(self) -> bool:
-        """True if nothing (but the answer to a ping) was sent to this screen."""
-        return not await self.barrier()
+    async def before_version(self, version: int, timeout: float = 10) -> list[str]:
+        """Receive until the screen shows `version`; return the messages that came first.
+
+        To tell that an action sent a screen nothing, a test makes the next change
+        itself and expects it to be the next thing the screen hears: changes reach a
+        screen in the order they were made, so this waits for a version, never for
+        a quiet period.
+        """
+        mark = len(self.log)
+        await self.until_version(version, timeout)
+        return self.log[mark:-1]
 
     async def send(self, message: Any) -> None:
         await self.send_text(json.dumps(message))

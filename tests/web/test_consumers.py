@@ -52,9 +52,9 @@ async def ready(tv: Screen, *others: Screen) -> None:
     await settle(tv, *others)
 
 
-async def all_quiet(*screens: Screen) -> bool:
-    """Tell whether nothing was sent to these screens (up to a ping's answer)."""
-    return all(await asyncio.gather(*(screen.nothing() for screen in screens)))
+async def heard_before(version: int, *screens: Screen) -> dict[str, list[str]]:
+    """What each screen heard before the change to `version` (see Screen.before_version)."""
+    return {screen.label: await screen.before_version(version) for screen in screens}
 
 
 async def everyone_sees(version: int, *screens: Screen) -> dict[str, str]:
@@ -246,14 +246,15 @@ async def test_a_bad_message_is_flashed_to_its_sender_only(screens: Screens, cas
     flash = await sender.receive()
     assert oob_ids(flash) == ["flash"], flash[:300]
     assert len(region(flash, "flash")) > len('id="flash" class="flash show">') + 10
-    # At most a fresh copy of the sender's own view follows, at the same version.
-    for message in await sender.barrier():
+    assert await db(fingerprint)(table.game_id) == before
+    await db(play_as)(table, "take:wug")  # the next change: nothing else may come first
+    # At most a fresh copy of the sender's own view comes first, at the same version.
+    for message in await sender.before_version(3):
         assert version_of(message) == 2
         assert "flash" not in oob_ids(message)
     others = [screen for label, screen in everyone.items() if label != sender_label]
-    heard = {s.label: await s.barrier() for s in others}
+    heard = await heard_before(3, *others)
     assert not any(heard.values()), f"another screen heard about {case}: {heard}"
-    assert await db(fingerprint)(table.game_id) == before
 
 
 async def test_a_binary_frame_is_flashed_and_ignored(screens: Screens) -> None:
@@ -265,8 +266,9 @@ async def test_a_binary_frame_is_flashed_and_ignored(screens: Screens) -> None:
     before = await db(fingerprint)(table.game_id)
     await ada.send_bytes(b'{"action": "take:wug", "version": 0}')
     assert oob_ids(await ada.receive()) == ["flash"]
-    assert await all_quiet(tv, bob)
     assert await db(fingerprint)(table.game_id) == before
+    await db(play_as)(table, "take:wug")  # the next change: nothing else may come first
+    assert await heard_before(1, tv, bob) == {"tv": [], "Bob": []}
 
 
 async def test_a_double_tap_is_played_once_and_the_second_is_flashed(screens: Screens) -> None:
@@ -283,8 +285,9 @@ async def test_a_double_tap_is_played_once_and_the_second_is_flashed(screens: Sc
     flashes = [m for m in ada.log if oob_ids(m) == ["flash"]]
     assert len(flashes) == 1
     assert "moved on" in flashes[0]
-    assert await all_quiet(tv, bob)
     assert await db(lambda: Move.objects.filter(game_id=table.game_id).count())() == 1
+    await db(play_as)(table, "take:wrk")  # the next change: nothing else may come first
+    assert await heard_before(2, tv, bob) == {"tv": [], "Bob": []}
 
 
 # ---------------------------------------------------------------- who may connect
@@ -361,7 +364,8 @@ async def test_a_phone_is_not_sent_a_view_it_already_shows(screens: Screens) -> 
     await tv.until(lambda view: "away" in player_panel(view, 1))
     await screens.phone(table, 1, label="Bob again")
     await tv.until(lambda view: "away" not in player_panel(view, 1))
-    assert await ada.nothing()
+    await db(play_as)(table, "take:wug")  # the next change: nothing else may come first
+    assert await ada.before_version(1) == []
 
 
 async def test_sync_returns_the_full_view(screens: Screens) -> None:
@@ -377,7 +381,8 @@ async def test_sync_returns_the_full_view(screens: Screens) -> None:
         view = await screen.receive()
         assert oob_ids(view) == regions
         assert version_of(view) == 1
-        assert await screen.nothing()
+    await db(play_as)(table, "take:wrk")  # the next change: nothing else may come first
+    assert await heard_before(2, tv, bob) == {"tv": [], "Bob": []}
 
 
 async def test_bots_play_by_themselves_while_a_screen_is_connected(screens: Screens) -> None:
@@ -496,8 +501,8 @@ async def test_two_sockets_for_one_seat(screens: Screens) -> None:
     await ready(tv, ada, bob, bob_tab)
     # Closing one tab leaves the seat present.
     await bob_tab.close()
-    assert await tv.nothing()
-    await db(play_as)(table, "take:wug")
+    await db(play_as)(table, "take:wug")  # the next change: nothing else may come first
+    assert await tv.before_version(1) == []
     views = await everyone_sees(1, tv, bob)
     assert "away" not in player_panel(views["tv"], 1)
 
