@@ -85,7 +85,10 @@ class Screen:
             message = await self.communicator.receive_output(timeout=left)
             if message["type"] == "websocket.close":
                 raise CommandError(f"the server closed a screen: {message}")
-            match = VERSION.search(message.get("text") or "")
+            text = message.get("text") or ""
+            if 'id="flash"' in text:  # every action the soak sends is legal and current
+                raise CommandError(f"a screen was refused: {text[:300]}")
+            match = VERSION.search(text)
             if match:
                 self.version = max(self.version, int(match.group(1)))
 
@@ -175,6 +178,10 @@ class Command(BaseCommand):
                     "SPLENDOR_SECRET_KEY": "soak-" + secrets.token_urlsafe(24),
                     "SPLENDOR_DEBUG": "0",
                     "SPLENDOR_BOT_DELAY": "0",
+                    # The phones act as soon as their turn shows, dozens of times a
+                    # second with the bots playing at once; the flood guard would
+                    # refuse them (a flash the soak does not read) and stall the game.
+                    "SPLENDOR_SOCKET_RATE": "1000",
                     "DJANGO_SETTINGS_MODULE": os.environ.get(
                         "DJANGO_SETTINGS_MODULE", "splendor_site.settings"
                     ),
