@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,10 @@ from django.test.signals import template_rendered
 
 from game import jinja, rendering
 from game.engine import GameState
-from game.engine.projection import CardView
+from game.engine.projection import TABLE, CardView, view_for
+from game.regions import Shown
+from game.render_phone import phone_screen
+from game.render_table import table_screen
 from tests.web.helpers import open_lobby, play_as, start
 
 pytestmark = pytest.mark.django_db
@@ -118,3 +122,32 @@ def test_the_rendering_layer_never_imports_the_writer(module: str) -> None:
             imported.update(alias.name for alias in node.names)
     assert imported, module
     assert not imported & {"game.services", "game.events", "game.consumers"}, module
+
+
+def test_rendering_a_change_leaves_no_reference_cycles() -> None:
+    """Every screen's objects are freed as soon as they go (reference counting alone).
+
+    A cycle per screen left thousands of objects to the garbage collector at each
+    change, and its runs held every screen of the server for 10-30 ms.
+    """
+    table = start(open_lobby(("Ada", "Bob", "Cy")), first_player=0)
+    play_as(table, "reserve:d1")
+    snap = rendering.load_snapshot(table.game_id)
+    room, state = snap.room, snap.state
+    assert state is not None
+    url = rendering.join_url(snap.code, 8000)
+    views = {seat: view_for(state, seat) for seat in (TABLE, 0, 1, 2)}
+
+    def change() -> None:
+        for position in range(3):
+            Shown().frame(phone_screen(room, views[position], position, snap.log))
+        Shown().frame(table_screen(room, views[TABLE], log=snap.log, is_host=True, url=url))
+
+    change()  # the first time fills caches and imports, once per process
+    gc.collect()
+    gc.disable()
+    try:
+        change()
+        assert gc.collect() == 0, "rendering the screens left reference cycles"
+    finally:
+        gc.enable()
