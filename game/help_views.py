@@ -36,7 +36,7 @@ def game_log(request: HttpRequest, code: str) -> HttpResponse:
     if state is None:
         return render(request, "parts/game_log.html", {"items": log_items([], None).values()})
     names = [seat.name for seat in room.seats]  # as every screen says them (bots by level)
-    context = log_context(game.id, game.code, state.moves, names)
+    context = log_context(game.id, state.moves, names)
     items = log_items(context["log"], _outcome_line(state, names))  # type: ignore[arg-type]
     return render(request, "parts/game_log.html", {"items": items.values()})
 

@@ -328,7 +328,7 @@ def just_of(last: Turn | None) -> dict[str, object]:
     return just
 
 
-def log_context(game_id: int, code: str, moves: int, seat_names: list[str]) -> dict[str, object]:
+def log_context(game_id: int, moves: int, seat_names: list[str]) -> dict[str, object]:
     """What the whole game log needs (a phone's Log sheet): every turn, newest first.
 
     Replayed for the occasion: the replays kept for the screens keep recent turns only.
