@@ -10,7 +10,19 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.translation import get_language, get_supported_language_variant
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
+
+# The colours' names, translated when shown: the pictures' labels and the engine's
+# messages (which name colours in English) both use them.
+COLOUR_LABELS = {
+    "white": _("white"),
+    "blue": _("blue"),
+    "green": _("green"),
+    "red": _("red"),
+    "black": _("black"),
+    "gold": _("gold"),
+}
 
 
 def _cookie(scope: dict[str, Any]) -> str:

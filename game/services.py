@@ -22,7 +22,6 @@ from django.db import IntegrityError, OperationalError, connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from game import events, history, names, presence, rejoin_guard, standin, store
 from game.bot_levels import LEVELS, STAND_IN_CHOICES, hard_bot_choices, make_level_bot
@@ -30,6 +29,7 @@ from game.engine import ActionError, GameState, NotationError, new_game, parse_a
 from game.engine.rules import apply_action
 from game.engine.rules import replay as replay_moves
 from game.forms import read_code
+from game.languages import COLOUR_LABELS
 from game.models import Game, Seat, new_rejoin_code
 from game.readmodel import STAND_IN, holder_of, room_of
 
@@ -40,16 +40,6 @@ MAX_SEATS = 4
 # The levels the lobby offers, and the engine's older bot names.
 BOT_KINDS = (*LEVELS, "greedy", "random")
 NAME_MAX = names.NAME_MAX
-
-# Engine messages name colours in English; these translate them.
-COLOUR_NAMES = {
-    "white": gettext_lazy("white"),
-    "blue": gettext_lazy("blue"),
-    "green": gettext_lazy("green"),
-    "red": gettext_lazy("red"),
-    "black": gettext_lazy("black"),
-    "gold": gettext_lazy("gold"),
-}
 
 
 class Refused(Exception):
@@ -106,7 +96,7 @@ def _publish_after_commit(
 def explain(error: ActionError) -> str:
     """Translate an engine error for the player."""
     params = {
-        k: COLOUR_NAMES.get(v, v) if isinstance(v, str) else v for k, v in error.params.items()
+        k: COLOUR_LABELS.get(v, v) if isinstance(v, str) else v for k, v in error.params.items()
     }
     return _(error.template) % params if params else _(error.template)
 

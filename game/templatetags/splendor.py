@@ -14,21 +14,12 @@ from typing import Any
 from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext_lazy as _
 
 from game.engine.projection import CardView, NobleView
-from game.languages import current
+from game.languages import COLOUR_LABELS, current
 
 register = template.Library()
 
-COLOUR_LABELS = {
-    "white": _("white"),
-    "blue": _("blue"),
-    "green": _("green"),
-    "red": _("red"),
-    "black": _("black"),
-    "gold": _("gold"),
-}
 # One mark drawn inside each gem, never translated: a red gem looks the same
 # on an English TV and a Finnish phone.
 COLOUR_MARKS = {
