@@ -1,7 +1,7 @@
 """The channel layers: in one server process (runserver), Channels' in-memory layer,
 with its housekeeping done at most once a second and no copying or task per
-message that it does not need; across processes, channels-redis, with rooms and
-projections sent as JSON (game.readmodel.to_wire).
+message that it does not need; across processes, channels-redis's pub/sub layer,
+with rooms and projections sent as JSON (game.readmodel.to_wire).
 
 The stock layer walks every channel and every group to drop expired messages on
 each send and each receive; with a few hundred sockets that walk costs more
@@ -21,7 +21,7 @@ from typing import Any
 
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
-from channels_redis.core import RedisChannelLayer as StockRedisChannelLayer
+from channels_redis.pubsub import RedisPubSubChannelLayer
 
 from game.engine.projection import GameView
 from game.readmodel import Room, from_wire, to_wire
@@ -67,11 +67,29 @@ class InMemoryChannelLayer(StockInMemoryChannelLayer):
                 await self.send(channel, message)
 
 
-class RedisChannelLayer(StockRedisChannelLayer):  # type: ignore[misc]
-    """channels-redis, with rooms and projections crossing processes as JSON."""
+class RedisChannelLayer(RedisPubSubChannelLayer):  # type: ignore[misc]
+    """channels-redis's pub/sub layer, with rooms and projections crossing processes as JSON.
+
+    Why pub/sub and not channels-redis's list layer: a change is one PUBLISH per
+    audience, pushed to every process that has a screen in that audience, where the
+    list layer spends about four Redis round trips on each group send and four more
+    on each message received (its lock, pop, backup and clean-up), and silently
+    drops messages once a process's inbox holds 100 (every screen of a process shares
+    one inbox). Screens do not need messages kept for them: a screen that connects
+    or reconnects is sent the whole game (game.consumers.send_full).
+
+    Every screen of this process in an audience receives the same bytes: they are
+    decoded once and each screen gets its own shallow copy of the message.
+    """
+
+    _decoded: tuple[bytes, dict[str, Any]] | None = None
 
     def serialize(self, message: dict[str, Any]) -> bytes:
         return super().serialize(to_wire(message))  # type: ignore[no-any-return]
 
     def deserialize(self, message: bytes) -> dict[str, Any]:
-        return from_wire(super().deserialize(message))
+        decoded = self._decoded
+        if decoded is None or decoded[0] is not message:
+            decoded = (message, from_wire(super().deserialize(message)))
+            self._decoded = decoded
+        return dict(decoded[1])

@@ -12,6 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import dj_database_url
 
@@ -145,10 +146,13 @@ else:
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if REDIS_URL:
+    # Pub/sub channel names ignore Redis's database number: the prefix carries it, so
+    # servers on different databases of one Redis never hear each other's games.
+    _REDIS_DB = urlsplit(REDIS_URL).path.strip("/") or "0"
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "game.layers.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"splendor{_REDIS_DB}:"},
         }
     }
 else:

@@ -54,7 +54,8 @@ for key in (host, ada, bob):
     store["player_key"] = key
     store.create()
     sessions.append(store.session_key)
-print(json.dumps({"code": game.code, "id": game.id, "sessions": sessions}))
+seats = [seat.id for seat in game.seats.all()]
+print(json.dumps({"code": game.code, "id": game.id, "sessions": sessions, "seats": seats}))
 """
 
 
@@ -179,18 +180,18 @@ def test_an_action_on_one_server_reaches_screens_on_another(tmp_path: Path) -> N
                 bob_version, hand = first_view(bob)
                 assert bob_version == version and 'data-my-turn="0"' in hand
 
-                # The TV joined the game's group; each phone only its own seat's group.
-                prefix = f"asgi:group:game-{game['id']}"
+                # The TV's process listens to the game's audience; each phone's process only
+                # to its own seat's. Pub/sub channel names are global to the Redis server:
+                # they carry the database number.
+                prefix = f"splendor{REDIS_DB}:__group__game-{game['id']}"
                 groups = sorted(
-                    key.decode() for key in cast(list[bytes], layer_db.keys(prefix + "*"))
+                    name.decode()
+                    for name in cast(list[bytes], layer_db.pubsub_channels(prefix + "*"))
                 )
-                assert len(groups) == 3 and groups[0] == prefix, groups
-                members = [
-                    member
-                    for group in groups
-                    for member in cast(list[bytes], layer_db.zrange(group, 0, -1))
-                ]
-                assert len({member.split(b"!")[0] for member in members}) == 2, members
+                seats = [f"{prefix}-seat-{seat}" for seat in game["seats"]]
+                assert groups == sorted([prefix, *seats]), groups
+                listeners = cast(list[tuple[bytes, int]], layer_db.pubsub_numsub(*groups))
+                assert [count for _name, count in listeners] == [1, 1, 1], listeners
 
                 # Presence is shared: the TV on B shows Ada, connected to A, as present.
                 wait_present(tv, range(2))

@@ -227,3 +227,62 @@ def test_allowed_hosts_follow_a_new_wifi_address_while_running(
     assert "192.168.1.77" in list(hosts)
     assert "192.168.1.23" not in hosts
     assert "*" not in hosts
+
+
+REDIS_AUDIENCES = """
+import asyncio, django
+django.setup()
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+from game.engine import new_game
+from game.engine.projection import TABLE, view_for
+from game.layers import RedisChannelLayer
+from game.readmodel import Room, SeatInfo
+
+view = view_for(new_game(2, 7, 0), TABLE)
+seats = (SeatInfo(0, "Łukasz", False, True, "r1", id=5), SeatInfo(1, "", True, False, "r2", id=6))
+room = Room(1, "ABCDEF", "playing", 0, False, "", seats)
+
+async def main():
+    layer = get_channel_layer()
+    # Another server on another database of the same Redis, with the same game ids.
+    neighbour = RedisChannelLayer(hosts=[settings.REDIS_URL.rsplit("/", 1)[0] + "/9"],
+                                  prefix="splendor9:")
+    tv, spectator, elsewhere = (await layer.new_channel(), await layer.new_channel(),
+                                await neighbour.new_channel())
+    for channel in (tv, spectator):
+        await layer.group_add("game-1", channel)
+    await neighbour.group_add("game-1", elsewhere)
+    await neighbour.group_send("game-1", {"type": "table.changed", "n": 1, "room": room})
+    heard = await asyncio.wait_for(neighbour.receive(elsewhere), timeout=5)
+    await layer.group_send("game-1", {"type": "table.changed", "n": 2, "room": room, "view": view})
+    first, second = [await asyncio.wait_for(layer.receive(c), timeout=5) for c in (tv, spectator)]
+    print(heard["n"], first["n"], second["n"], first["room"] == room, first["view"] == view,
+          first is not second, first["view"] is second["view"])
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_redis_audiences_decode_once_and_stay_on_their_database() -> None:
+    """Two screens of one process get one decoded projection (each its own message);
+    a server on another Redis database never hears this one's games."""
+    require_service(6379, "Redis")
+    out = run_python(REDIS_AUDIENCES, {"REDIS_URL": REDIS_URL})
+    # The neighbour's own message reached only it; this server's screens heard only theirs.
+    assert out.split() == ["1", "2", "2", "True", "True", "True", "True"]
+
+
+def test_the_redis_layer_names_carry_the_database_number() -> None:
+    """Pub/sub ignores Redis's database number, so the layer's prefix carries it."""
+    code = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        "print(json.dumps(settings.CHANNEL_LAYERS['default']['CONFIG']))"
+    )
+    on_nine = json.loads(run_python(code, {"REDIS_URL": "redis://127.0.0.1:6379/9"}))
+    assert on_nine == {"hosts": ["redis://127.0.0.1:6379/9"], "prefix": "splendor9:"}
+    assert json.loads(run_python(code, {"REDIS_URL": "redis://127.0.0.1:6379"}))["prefix"] == (
+        "splendor0:"
+    )

@@ -449,6 +449,11 @@ class Command(BaseCommand):
             "--no-scale", action="store_true", help="skip the two-worker Redis + PostgreSQL run"
         )
         parser.add_argument(
+            "--scale-only",
+            action="store_true",
+            help="only the two-worker Redis + PostgreSQL run",
+        )
+        parser.add_argument(
             "--ping-every",
             type=float,
             default=0.0,
@@ -467,6 +472,8 @@ class Command(BaseCommand):
             raise CommandError("--games, --busy-games and --idle-sockets must be at least 1.")
         if not options["seconds"] > 0:
             raise CommandError("--seconds must be above 0.")
+        if options["scale_only"] and options["no_scale"]:
+            raise CommandError("--scale-only and --no-scale leave nothing to run.")
         part = os.environ.get(CHILD_ENV)
         if part == "sqlite":
             self.sqlite_part(options)
@@ -492,7 +499,8 @@ class Command(BaseCommand):
         )
         with tempfile.TemporaryDirectory(prefix="splendor-bench-") as tmp:
             db_path = Path(tmp) / "bench.sqlite3"
-            self.run_child("sqlite", options, {"SPLENDOR_DB_PATH": str(db_path)}, Path(tmp))
+            if not options["scale_only"]:
+                self.run_child("sqlite", options, {"SPLENDOR_DB_PATH": str(db_path)}, Path(tmp))
             if options["no_scale"]:
                 self.line("Two workers: skipped (--no-scale)")
                 return
