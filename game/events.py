@@ -91,6 +91,10 @@ def messages(
 
 
 async def _send_all(layer: BaseChannelLayer, sent: list[tuple[str, dict[str, Any]]]) -> None:
+    many = getattr(layer, "group_send_many", None)  # Redis: all audiences in one round trip
+    if many is not None:
+        await many(sent)
+        return
     for group, message in sent:
         await layer.group_send(group, message)
 

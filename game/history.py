@@ -215,18 +215,17 @@ def _read_moves(
     game_id: int, replay: _Replay | None, moves: int, keep: int | None = None
 ) -> tuple[_Replay, History]:
     """Continue (or start, keeping `keep` turns) the replay with the moves it has not seen."""
-    from game.models import Game, Move  # the replay above stays usable without Django
+    # Imported here: the replay above stays usable without Django.
+    from game import store
+    from game.models import Game
 
     if replay is None:
         game = Game.objects.get(pk=game_id)
         start = new_game(game.seats.count(), game.seed, game.first_player, game.house_no_gold_small)
         replay = _Replay(start, keep=keep)
-    new = list(
-        Move.objects.filter(game_id=game_id, index__gte=replay.moves, index__lt=moves)
-        .order_by("index")
-        .values_list("notation", flat=True)
-    )
-    return replay, replay.play(new)
+    # With several server processes, the moves the others made since this one last wrote
+    # (one query on the writer's path: plain SQL, as the writer's own).
+    return replay, replay.play(store.moves_between(game_id, replay.moves, moves))
 
 
 # ---------------------------------------------------------------- between processes

@@ -138,6 +138,7 @@ _SEAT_FIELDS = tuple(f.name for f in dataclasses.fields(SeatInfo))
 _ROOM_FIELDS = tuple(f.name for f in dataclasses.fields(Room) if f.name != "seats")
 
 
+@lru_cache(maxsize=64)  # one change sends its room to every audience of the game
 def encode_room(room: Room) -> str:
     # Field by field: dataclasses.asdict deep-copies, and cost more than the rest of a change.
     data: dict[str, Any] = {name: getattr(room, name) for name in _ROOM_FIELDS}

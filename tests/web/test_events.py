@@ -323,3 +323,27 @@ def test_the_writer_publishes_the_new_turn_from_the_move_it_holds(
     # A screen that asks at this version reads nothing: the writer's replay serves it.
     with django_assert_num_queries(0):
         assert history.recent(game.id, game.code, game.version) == published[-1]
+
+
+@pytest.mark.django_db
+def test_moves_another_process_made_are_caught_up_with_one_query(
+    django_capture_on_commit_callbacks: Any, django_assert_num_queries: Any
+) -> None:
+    """With two server processes, a game's writer alternates between them: the replay
+    this process keeps reads only the moves the other made, in one query."""
+    from game import history
+    from game.models import Game
+    from tests.web.helpers import play_as, started
+
+    table = started(("Ada", "Bob"))
+    with django_capture_on_commit_callbacks(execute=True):
+        play_as(table, "take:wug")
+    # The next two moves are made "elsewhere": this process does not hear of them.
+    with django_capture_on_commit_callbacks(execute=False):
+        play_as(table, "take:rkw")
+        play_as(table, "take:ugr")
+    game = Game.objects.get(pk=table.game_id)
+    moves = list(game.moves.order_by("index").values_list("notation", flat=True))
+    whole = history.replay_history(2, game.seed, moves, first_player=game.first_player)
+    with django_assert_num_queries(1):
+        assert history.recent(game.id, game.code, game.version) == history.encode_recent(whole)

@@ -60,7 +60,8 @@ pairs = [(getattr(fast, n), getattr(game, n)) for n in names]
 same = all(a == b and type(a) is type(b) for a, b in pairs)
 orm_seats = list(game.seats.order_by("position").values_list("pk", "position", "name", "is_bot"))
 fast_seats = [(s.pk, s.position, s.name, s.is_bot) for s in seats]
-print(same, len(names) > 8, fast_seats == orm_seats)
+orm_moves = list(Move.objects.filter(game=game).order_by("index").values_list("notation", flat=True))
+print(same, len(names) > 8, fast_seats == orm_seats, store.moves_between(game.id, 0, 9) == orm_moves)
 """
 
 
@@ -79,4 +80,4 @@ def test_a_game_on_postgres_serialises_simultaneous_actions() -> None:
     # One of the two taps lands (version 3); the other was built on version 2 and is refused.
     assert lines[1] == "['applied', 'refused'] 3 3"
     assert lines[2] == "True"
-    assert lines[3] == "True True True"
+    assert lines[3] == "True True True True"

@@ -74,3 +74,18 @@ def test_a_move_is_recorded_and_saved_as_the_orm_reads_it_back() -> None:
     assert (move.seat, move.notation) == (0, notation)
     assert abs(move.created_at - timezone.now()) < timedelta(minutes=1)
     assert move.created_at.tzinfo is not None
+
+
+def test_the_moves_between_two_numbers_are_the_orm_s_in_order() -> None:
+    table = started(("Ada", "Bob"))
+    for _ in range(5):
+        play_as(table, legal(table.game_id)[0])
+    orm = list(
+        Move.objects.filter(game_id=table.game_id)
+        .order_by("index")
+        .values_list("notation", flat=True)
+    )
+    assert len(orm) == 5
+    assert store.moves_between(table.game_id, 0, 5) == orm
+    assert store.moves_between(table.game_id, 2, 4) == orm[2:4]
+    assert store.moves_between(table.game_id, 5, 9) == []
