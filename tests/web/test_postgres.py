@@ -60,8 +60,9 @@ pairs = [(getattr(fast, n), getattr(game, n)) for n in names]
 same = all(a == b and type(a) is type(b) for a, b in pairs)
 orm_seats = list(game.seats.order_by("position").values_list("pk", "position", "name", "is_bot"))
 fast_seats = [(s.pk, s.position, s.name, s.is_bot) for s in seats]
-orm_moves = list(Move.objects.filter(game=game).order_by("index").values_list("notation", flat=True))
-print(same, len(names) > 8, fast_seats == orm_seats, store.moves_between(game.id, 0, 9) == orm_moves)
+orm_moves = list(Move.objects.filter(game=game).values_list("notation", flat=True))
+fast_moves = store.moves_between(game.id, 0, 9)
+print(same, len(names) > 8, fast_seats == orm_seats, fast_moves == orm_moves)
 """
 
 
