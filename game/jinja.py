@@ -24,7 +24,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
-from jinja2 import ChainableUndefined, Environment, nodes, pass_context
+from jinja2 import ChainableUndefined, Environment, Template, nodes, pass_context
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.ext import Extension
 from jinja2.parser import Parser
@@ -40,16 +40,33 @@ def url(name: str, *args: Any) -> str:
 
 
 _env: Environment | None = None
+_templates: dict[str, Template] = {}
+
+
+def _template(name: str) -> Template:
+    """The compiled fragment, its globals one plain dict.
+
+    A template's globals are a ChainMap over the environment's, which Jinja2 copies
+    into every render's context: 7 µs a render, against under 3 µs for the rest of a
+    small fragment's render. They never change once the server runs, so each template
+    gets them as a dict, once (unless templates reload as they are edited: DEBUG)."""
+    global _env
+    if _env is None:
+        _env = engines["jinja2"].env  # type: ignore[attr-defined]
+    found = _templates.get(name)
+    if found is None:
+        found = _env.get_template(name)
+        if not _env.auto_reload:
+            found.globals = dict(found.globals)
+            _templates[name] = found
+    return found
 
 
 def render(template: str, context: dict[str, Any]) -> SafeString:
     """Render a fragment (a name under templates/jinja2/) in the active language.
 
     The result is HTML (escaped where it must be), safe to put into a page."""
-    global _env
-    if _env is None:
-        _env = engines["jinja2"].env  # type: ignore[attr-defined]
-    return mark_safe(_env.get_template(template).render(context))
+    return mark_safe(_template(template).render(context))
 
 
 def environment(**options: Any) -> Environment:

@@ -66,3 +66,17 @@ def test_blocktranslate_reads_values_of_the_template_and_keeps_percent_signs() -
 def test_a_tag_inside_a_blocktranslate_is_refused() -> None:
     with pytest.raises(TemplateSyntaxError):
         _render("{% blocktranslate %}{% if x %}y{% endif %}{% endblocktranslate %}")
+
+
+def test_a_fragment_keeps_its_globals_as_one_plain_dict() -> None:
+    """Copying a ChainMap of globals into every render's context cost more than a small
+    fragment's render; the fragments get them as a dict, the same globals."""
+    from game import jinja
+
+    env = engines["jinja2"].env  # type: ignore[attr-defined]
+    html = jinja.render("parts/log_empty.html", {})
+    assert isinstance(html, str)
+    template = jinja._templates["parts/log_empty.html"]
+    assert type(template.globals) is dict
+    assert template.globals == env.globals
+    assert {"url", "static", "range"} <= set(template.globals)
