@@ -77,8 +77,12 @@ class Fanout(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
-            version = int(json.loads(text_data or "")["version"])
-        except (ValueError, KeyError, TypeError):
+            message = json.loads(text_data or "")
+            if message.get("ping"):  # the heartbeat, answered as the project answers it
+                await self.send(text_data="pong")
+                return
+            version = int(message["version"])
+        except (ValueError, KeyError, TypeError, AttributeError):
             return
         if version < versions.get(self.code, 0):
             return  # built on an old version: refused, like the project refuses it

@@ -261,6 +261,22 @@ class MiniWebSocket:
                 return
         raise Closed(f"version {version} did not arrive in time")
 
+    def settle(self, until: float) -> None:
+        """Send a heartbeat and read until its answer: whatever the server had queued for
+        this screen before it (a newly connected phone shown on the TV) has arrived."""
+        self.send_json({"ping": True})
+        for _message in range(1000):
+            left = until - clock()
+            if left <= 0:
+                break
+            self.sock.settimeout(left)
+            try:
+                if self.receive() == "pong":
+                    return
+            except TimeoutError:
+                break
+        raise Closed("the heartbeat's answer did not arrive in time")
+
     def until_version(self, version: int) -> str:
         """Return the first message whose phone hand shows exactly this version."""
         for _ in range(50):

@@ -262,6 +262,10 @@ class Player:
 
     def connect(self) -> None:
         self.screens = open_screens(self.target, self.table, self.slot)
+        # The TV hears of each phone arriving: let that land before the first timed action,
+        # or a new game's arrivals count in the latency and the bytes of its first change.
+        for ws in self.screens:
+            ws.settle(clock() + WAIT)
         self.reset_traffic()
 
     def reset_traffic(self) -> None:
