@@ -246,36 +246,34 @@ class MiniWebSocket:
                     return message.decode()
         raise Closed("endless fragments")
 
-    def wait_version(self, version: int, until: float) -> None:
-        """Read messages until one shows this version or a later one."""
+    def _read_until(self, found: Callable[[str], bool], until: float, what: str) -> None:
+        """Read messages until one is `found`; Closed if none is by `until`."""
         for _message in range(1000):
             left = until - clock()
             if left <= 0:
                 break
             self.sock.settimeout(left)
             try:
-                match = VERSION.search(self.receive())
+                if found(self.receive()):
+                    return
             except TimeoutError:
                 break
-            if match and int(match.group(1)) >= version:
-                return
-        raise Closed(f"version {version} did not arrive in time")
+        raise Closed(f"{what} did not arrive in time")
+
+    def wait_version(self, version: int, until: float) -> None:
+        """Read messages until one shows this version or a later one."""
+
+        def shows(message: str) -> bool:
+            match = VERSION.search(message)
+            return match is not None and int(match.group(1)) >= version
+
+        self._read_until(shows, until, f"version {version}")
 
     def settle(self, until: float) -> None:
         """Send a heartbeat and read until its answer: whatever the server had queued for
         this screen before it (a newly connected phone shown on the TV) has arrived."""
         self.send_json({"ping": True})
-        for _message in range(1000):
-            left = until - clock()
-            if left <= 0:
-                break
-            self.sock.settimeout(left)
-            try:
-                if self.receive() == "pong":
-                    return
-            except TimeoutError:
-                break
-        raise Closed("the heartbeat's answer did not arrive in time")
+        self._read_until(lambda message: message == "pong", until, "the heartbeat's answer")
 
     def until_version(self, version: int) -> str:
         """Return the first message whose phone hand shows exactly this version."""
