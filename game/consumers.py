@@ -88,6 +88,14 @@ def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int 
     return game["pk"], bool(player_key) and game["host_key"] == player_key, seat, player_key
 
 
+def _heartbeat(game_id: int, channel: str) -> int | None:
+    """Now and then at a heartbeat: mark a phone's socket (`channel`) as still there, and
+    read the game's version (None if the game is gone)."""
+    if channel:
+        presence.refresh(channel)
+    return Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
+
+
 def _read_table(game_id: int) -> tuple[Room, GameView | None, str, frozenset[int]]:
     """A table screen's full view: one read of the game, its recent turns and presence."""
     room, _holders, state = read(game_id)
@@ -122,6 +130,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     view: GameView | None = None
     log: str = ""  # the recent turns (game.history.encode_recent)
     here: frozenset[int] = frozenset()
+    version: int = -1  # the game's version this screen last showed
     refreshed: float = 0.0
     gone: bool = False
     thinking: bool = False  # a hint is being computed for this socket
@@ -170,8 +179,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.accept()
         if self.seat_id is not None:
             await database_sync_to_async(presence.arrive)(game_id, self.seat_id, self.channel_name)
-            self.refreshed = time.monotonic()
             await self.announce_presence(game_id)
+        self.refreshed = time.monotonic()  # the full view below reads all a heartbeat checks
         await self.send_full()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -244,9 +253,14 @@ class GameConsumer(AsyncWebsocketConsumer):
         if time.monotonic() - self.refreshed < presence.REFRESH or self.game_id is None:
             return
         self.refreshed = time.monotonic()
-        if self.seat_id is not None:
-            await database_sync_to_async(presence.refresh)(self.channel_name)
-        else:  # a phone whose process died stops counting after presence.TTL
+        latest = await database_sync_to_async(_heartbeat)(
+            self.game_id, self.channel_name if self.seat_id is not None else ""
+        )
+        if latest is not None and latest != self.version:
+            # A change this screen never heard of (its message was lost between
+            # processes): show the game as it is now.
+            await self.send_full()
+        elif self.seat_id is None:  # a phone whose process died stops counting after TTL
             await self.presence_changed({})
 
     async def play(self, action: str, version: int | None) -> None:
@@ -333,6 +347,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def send_table(self) -> None:
         assert self.room is not None
+        self.version = self.room.version
         room = self.room.with_presence(self.here)
         with speaking(self.language):
             url = join_url(room.code, self.port)
@@ -347,6 +362,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_quietly(self.shown.frame(screen))
 
     async def send_phone(self, room: Room, view: GameView | None, log: str, position: int) -> None:
+        self.version = room.version
         with speaking(self.language):
             await self.send_quietly(self.shown.frame(phone_screen(room, view, position, log)))
 

@@ -31,6 +31,7 @@ from tests.web.helpers import (
     oob_ids,
     player_panel,
     started,
+    version_of,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -361,6 +362,33 @@ async def test_a_ping_is_answered_with_a_tiny_frame(screens: Screens) -> None:
     await ada.until_version(0)
     await ada.send({"ping": True})
     assert await ada.receive() == PONG
+
+
+async def test_a_change_a_screen_never_heard_of_is_shown_at_its_next_heartbeat(
+    screens: Screens, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between processes a change's messages can be lost (Redis pub/sub keeps nothing for
+    a connection that dropped): every screen notices at a heartbeat and catches up."""
+    from game import events
+
+    table = await db(started)(("Ada", "Bob"))
+    tv = await screens.tv(table)
+    ada, bob = await screens.phone(table, 0), await screens.phone(table, 1)
+    for screen in (tv, ada, bob):
+        await screen.until_version(0)
+        await screen.barrier()  # the TV hears of each phone arriving first
+    monkeypatch.setattr(events, "publish", lambda *args, **kwargs: None)  # lost on the way
+    await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+    monkeypatch.undo()
+    # Within presence.REFRESH of connecting, a phone's heartbeat is only answered.
+    for phone in (ada, bob):
+        assert await phone.barrier() == [], phone.label
+    assert version_of(tv.view) == 0
+    monkeypatch.setattr(presence, "REFRESH", 0.0)
+    for screen in (tv, ada, bob):
+        await screen.send({"ping": True})
+        shown = await screen.until_version(1)
+    assert 'data-my-turn="1"' in shown  # Bob's phone: his turn now
 
 
 HOSTILE = [
