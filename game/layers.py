@@ -78,7 +78,8 @@ class RedisChannelLayer(RedisPubSubChannelLayer):  # type: ignore[misc]
     on each message received (its lock, pop, backup and clean-up), and silently
     drops messages once a process's inbox holds 100 (every screen of a process shares
     one inbox). Screens do not need messages kept for them: a screen that connects
-    or reconnects is sent the whole game (game.consumers.send_full).
+    or reconnects is sent the whole game (game.consumers.send_full), and one that
+    missed a change catches up at its next presence heartbeat.
 
     Every screen of this process in an audience receives the same bytes: they are
     decoded once and each screen gets its own shallow copy of the message.
