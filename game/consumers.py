@@ -88,12 +88,17 @@ def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int 
     return game["pk"], bool(player_key) and game["host_key"] == player_key, seat, player_key
 
 
-def _heartbeat(game_id: int, channel: str) -> int | None:
-    """Now and then at a heartbeat: mark a phone's socket (`channel`) as still there, and
-    read the game's version (None if the game is gone)."""
+def _heartbeat(game_id: int, channel: str) -> tuple[int | None, frozenset[int] | None]:
+    """Now and then at a heartbeat, in one trip to the database: mark a phone's socket
+    (`channel`) as still there, or for a table screen (no channel) read who is here;
+    and read the game's version (None if the game is gone)."""
+    here = None
     if channel:
         presence.refresh(channel)
-    return Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
+    else:  # a phone whose process died stops counting after presence.TTL
+        here = presence.connected(game_id)
+    version = Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
+    return version, here
 
 
 def _read_table(game_id: int) -> tuple[Room, GameView | None, str, frozenset[int]]:
@@ -250,18 +255,18 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def heartbeat(self) -> None:
         """Answer a ping; now and then refresh presence (and, on a TV, re-check it)."""
         await self.send_quietly(PONG)
-        if time.monotonic() - self.refreshed < presence.REFRESH or self.game_id is None:
+        if self.game_id is None or not presence.due(self.refreshed):
             return
         self.refreshed = time.monotonic()
-        latest = await database_sync_to_async(_heartbeat)(
+        latest, here = await database_sync_to_async(_heartbeat)(
             self.game_id, self.channel_name if self.seat_id is not None else ""
         )
         if latest is not None and latest != self.version:
             # A change this screen never heard of (its message was lost between
             # processes): show the game as it is now.
             await self.send_full()
-        elif self.seat_id is None:  # a phone whose process died stops counting after TTL
-            await self.presence_changed({})
+        elif here is not None:
+            await self._show_presence(here)
 
     async def play(self, action: str, version: int | None) -> None:
         with translation.override(self.language):
@@ -311,7 +316,10 @@ class GameConsumer(AsyncWebsocketConsumer):
         """Re-read who is here (events from several sockets may arrive in any order)."""
         if self.seat_id is not None or self.game_id is None:
             return
-        here = await database_sync_to_async(presence.connected)(self.game_id)
+        await self._show_presence(await database_sync_to_async(presence.connected)(self.game_id))
+
+    async def _show_presence(self, here: frozenset[int]) -> None:
+        """Show which seats have a phone here, if that changed."""
         if here != self.here and self.room is not None:
             self.here = here
             await self.send_table()

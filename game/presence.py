@@ -9,6 +9,7 @@ connected to another.
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 from django.utils import timezone
@@ -18,6 +19,12 @@ from game.models import Presence
 # A socket refreshes its row every REFRESH seconds; a row older than TTL is a ghost.
 REFRESH = 10.0
 TTL = timedelta(seconds=30)
+
+
+def due(refreshed: float) -> bool:
+    """Whether a socket last refreshed at `refreshed` (time.monotonic()) should refresh
+    at this heartbeat."""
+    return time.monotonic() - refreshed >= REFRESH
 
 
 def arrive(game_id: int, seat_id: int, channel: str = "") -> None:

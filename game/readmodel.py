@@ -223,7 +223,10 @@ def _outcome(data: dict[str, Any] | None) -> Outcome | None:
     return Outcome(**fields)
 
 
-def _decode_view(text: str) -> GameView:
+@lru_cache(maxsize=64)
+def decode_view(text: str) -> GameView:
+    """Read a projection sent from another process; the screens of a game in this
+    process that receive the same JSON share the one object."""
     d = json.loads(text)
     players = tuple(
         _player_view(row, nobles)
@@ -255,13 +258,6 @@ def _decode_view(text: str) -> GameView:
         affordable=frozenset(d["affordable"]),
         payments=tuple((c, tuple(tuple(p) for p in ways)) for c, ways in d["payments"]),
     )
-
-
-@lru_cache(maxsize=64)
-def decode_view(text: str) -> GameView:
-    """Read a projection sent from another process; the table screens of a game in this
-    process receive the same JSON and share the one object."""
-    return _decode_view(text)
 
 
 # The message keys that carry a room or a projection, and how each crosses processes.

@@ -135,6 +135,10 @@ class Screen:
         )
         return self.version()
 
+    def wait_version(self, above: int, timeout: float = 5000) -> int:
+        """Wait until the page shows a change after `above`."""
+        return self.reach(above + 1, timeout)
+
     def wait_chips(self, selector: str, expected: dict[str, int], timeout: float = 15000) -> None:
         """Wait until the chips under `selector` show these counts (the others are not read)."""
         self.page.wait_for_function(
@@ -207,14 +211,6 @@ class Table(Screen):
         self.wait_connected()
         return self.page.locator(".lobby .join-url").inner_text().strip()
 
-    def wait_version(self, above: int, timeout: float = 5000) -> int:
-        self.page.wait_for_function(
-            "v => Number(document.querySelector('#screen').dataset.version) > v",
-            arg=above,
-            timeout=timeout,
-        )
-        return self.version()
-
     def lobby_names(self) -> list[str]:
         return [n.strip() for n in self.page.locator(".lobby-seat .seat-name").all_inner_texts()]
 
@@ -283,14 +279,6 @@ class Phone(Screen):
         """This phone's seat, from the names in its status line."""
         seat = self.page.locator(".status .opponent", has_text=self.name).first
         return int(seat.get_attribute("data-seat") or "-1")
-
-    def wait_version(self, above: int, timeout: float = 5000) -> int:
-        self.page.wait_for_function(
-            "v => Number(document.querySelector('#hand').dataset.version) > v",
-            arg=above,
-            timeout=timeout,
-        )
-        return self.version()
 
     def wait_turn(self, timeout: float = 10000) -> None:
         """Wait until it is this phone's turn, or the game is over."""
