@@ -26,7 +26,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from game import events, hinting, history, inbound, jinja, presence, services, standin
+from game import events, hinting, inbound, jinja, presence, services, standin
 from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
@@ -103,20 +103,18 @@ def _heartbeat(game_id: int, channel: str) -> tuple[int | None, frozenset[int] |
 
 def _read_table(game_id: int) -> tuple[Room, GameView | None, str, frozenset[int]]:
     """A table screen's full view: one read of the game, its recent turns and presence."""
-    room, _holders, state = read(game_id)
+    room, _holders, state, log = read(game_id)
     view = view_for(state, TABLE) if state is not None else None
-    log = history.recent(game_id, room.code, state.moves) if state is not None else ""
     return room, view, log, presence.connected(game_id)
 
 
 def _read_seat(game_id: int, seat_id: int) -> tuple[Room, GameView | None, str, str, int]:
     """A phone's full view: the room, its projection, recent turns, its holder and position."""
-    room, holders, state = read(game_id)
+    room, holders, state, log = read(game_id)
     seat = next((s for s in room.seats if s.id == seat_id), None)
     if seat is None:
         return room, None, "", "", -1
     view = view_for(state, seat.position) if state is not None else None
-    log = history.recent(game_id, room.code, state.moves) if state is not None else ""
     return room, view, log, holders.get(seat_id, ""), seat.position
 
 

@@ -32,7 +32,7 @@ def game_log(request: HttpRequest, code: str) -> HttpResponse:
     game = Game.objects.filter(code=code.upper()).first()
     if game is None:
         raise Http404(_("There is no game with this code."))
-    room, _holders, state = read(game.id)
+    room, _holders, state, _log = read(game.id)
     if state is None:
         return render(request, "parts/game_log.html", {"items": log_items([], None).values()})
     names = [seat.name for seat in room.seats]  # as every screen says them (bots by level)

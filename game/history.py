@@ -61,17 +61,19 @@ class History:
 
 
 @dataclass(frozen=True, slots=True)
-class _Before:
+class Before:
     """What the state forgets once a move is applied, kept without copying it."""
 
     seat: int
     gold: int
     market: tuple[tuple[int, ...], ...]
+    turn: int
 
     @classmethod
-    def of(cls, state: GameState) -> _Before:
+    def of(cls, state: GameState) -> Before:
         player = state.players[state.current]
-        return cls(state.current, player.tokens[GOLD], tuple(tuple(r) for r in state.market))
+        market = tuple(tuple(r) for r in state.market)
+        return cls(state.current, player.tokens[GOLD], market, state.turn)
 
     def slot(self, card_id: int) -> tuple[int, int] | None:
         for level, row in enumerate(self.market, start=1):
@@ -93,7 +95,7 @@ def _take_kind(action: Action) -> str:
     return TAKE_THREE if len(action.gems) == 3 else TAKE_FEWER
 
 
-def _event(before: _Before, action: Action, after: GameState) -> Event:
+def _event(before: Before, action: Action, after: GameState) -> Event:
     """Describe `action`, applied to the state `before` and giving `after`."""
     gems = tuple(NAMES[c] for c in action.gems)
     if action.kind == TAKE:
@@ -138,20 +140,23 @@ class _Replay:
     def play(self, moves: list[str] | tuple[str, ...]) -> History:
         for text in moves:
             action = parse_action(text)
-            before = _Before.of(self.state)
-            turn = self.state.turn
+            before = Before.of(self.state)
             apply_action(self.state, action)
-            self.moves += 1
-            self.pending.append(_event(before, action, self.state))
-            if self.state.turn != turn:
-                if not any(e.kind == NOBLE for e in self.pending):  # automatic: no move
-                    self.pending.extend(_automatic_visits(self.state))
-                self.finished += 1
-                self.turns.append(Turn(self.finished, before.seat, tuple(self.pending)))
-                self.pending = []
-                if self.keep is not None and len(self.turns) > self.keep:
-                    del self.turns[: -self.keep]
+            self.note(before, action)
         return History(tuple(self.turns), tuple(self.pending))
+
+    def note(self, before: Before, action: Action) -> None:
+        """Tell `action`, just applied to `self.state` (which was `before`)."""
+        self.moves += 1
+        self.pending.append(_event(before, action, self.state))
+        if self.state.turn != before.turn:
+            if not any(e.kind == NOBLE for e in self.pending):  # automatic: no move
+                self.pending.extend(_automatic_visits(self.state))
+            self.finished += 1
+            self.turns.append(Turn(self.finished, before.seat, tuple(self.pending)))
+            self.pending = []
+            if self.keep is not None and len(self.turns) > self.keep:
+                del self.turns[: -self.keep]
 
 
 def replay_history(
@@ -173,8 +178,9 @@ def play_through(state: GameState, moves: list[str] | tuple[str, ...]) -> Histor
 
 # ---------------------------------------------------------------- from the database
 
-# Every game being played needs its replay at each change: a server carries hundreds
-# of tables. An entry keeps the game's state and its last few turns only (RECENT).
+# A screen that connects to a game whose row keeps no recent turns (a game from
+# before Game.recent, an imported one) needs its replay. An entry keeps the game's
+# state and its last few turns only (RECENT).
 _CACHE_SIZE = 1024
 # (game id, room code) -> (the replay so far, its history after replay.moves moves).
 # The code tells apart games that got the same id (a test's rolled-back rows).
@@ -182,33 +188,35 @@ _cache: OrderedDict[tuple[int, str], tuple[_Replay, History]] = OrderedDict()
 _lock = threading.Lock()  # a replay is continued in place: one thread at a time
 
 
-def for_game(game_id: int, code: str, moves: int, new_moves: tuple[str, ...] = ()) -> History:
+def for_game(game_id: int, code: str, moves: int) -> History:
     """Return the recent history of a game after its first `moves` moves (its last
-    RECENT finished turns).
+    RECENT finished turns), from the replay this process keeps of it.
 
-    `new_moves` are the last of them, as the writer that just made them holds
-    them: the replay kept for the game continues with them and reads nothing.
-    Otherwise only the moves not replayed yet are read (a game's moves are only
-    ever appended), so a whole game costs one replay, not one per turn.
+    Only the moves not replayed yet are read (a game's moves are only ever
+    appended), so a whole game costs one replay, not one per turn. The writer
+    does not need it (Game.recent, see Told): a screen that connects to a game
+    whose row keeps no recent turns yet does.
     """
     if moves <= 0:
         return History()
-    key = (game_id, code)
     with _lock:
-        found = _cache.get(key)
-        if found is not None and found[0].moves == moves:
-            _cache.move_to_end(key)
-            return found[1]
-        replay = found[0] if found is not None and found[0].moves <= moves else None
-        if replay is not None and new_moves and replay.moves == moves - len(new_moves):
-            history = replay.play(new_moves)
-        else:
-            replay, history = _read_moves(game_id, replay, moves, keep=RECENT)
-        _cache[key] = (replay, history)
+        return _replayed(game_id, code, moves)[1]
+
+
+def _replayed(game_id: int, code: str, moves: int) -> tuple[_Replay, History]:
+    """The replay kept for the game, continued to `moves` moves (under _lock)."""
+    key = (game_id, code)
+    found = _cache.get(key)
+    if found is not None and found[0].moves == moves:
         _cache.move_to_end(key)
-        if len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-        return history
+        return found
+    replay = found[0] if found is not None and found[0].moves <= moves else None
+    replay, history = _read_moves(game_id, replay, moves, keep=RECENT)
+    _cache[key] = (replay, history)
+    _cache.move_to_end(key)
+    if len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return replay, history
 
 
 def _read_moves(
@@ -223,8 +231,7 @@ def _read_moves(
         game = Game.objects.get(pk=game_id)
         start = new_game(game.seats.count(), game.seed, game.first_player, game.house_no_gold_small)
         replay = _Replay(start, keep=keep)
-    # With several server processes, the moves the others made since this one last wrote
-    # (one query on the writer's path: plain SQL, as the writer's own).
+    # The moves not replayed yet: one query, plain SQL as the writer's own.
     return replay, replay.play(store.moves_between(game_id, replay.moves, moves))
 
 
@@ -253,11 +260,14 @@ def _event_data(e: Event) -> dict[str, Any]:
     return data
 
 
+def _turn_data(t: Turn) -> list[Any]:
+    return [t.number, t.seat, [_event_data(e) for e in t.events]]
+
+
 def encode_recent(history: History, count: int = RECENT) -> str:
     """The last `count` finished turns, newest first, as compact JSON for the screens."""
     turns = history.turns[-count:][::-1] if count else ()
-    data = [[t.number, t.seat, [_event_data(e) for e in t.events]] for t in turns]
-    return json.dumps(data, separators=(",", ":"))
+    return json.dumps([_turn_data(t) for t in turns], separators=(",", ":"))
 
 
 _card = lru_cache(maxsize=None)(card_view)
@@ -283,15 +293,92 @@ def decode_recent(text: str) -> tuple[Turn, ...]:
     """Read what `encode_recent` wrote (every screen of a game shares the result)."""
     if not text:
         return ()
-    return tuple(
-        Turn(number, seat, tuple(_event_of(e) for e in events))
-        for number, seat, events in json.loads(text)
-    )
+    return tuple(_turn_of(t) for t in json.loads(text))
 
 
-def recent(game_id: int, code: str, moves: int, new_moves: tuple[str, ...] = ()) -> str:
+def _turn_of(data: list[Any]) -> Turn:
+    number, seat, events = data
+    return Turn(number, seat, tuple(_event_of(e) for e in events))
+
+
+def recent(game_id: int, code: str, moves: int) -> str:
     """The recent turns of a game after `moves` moves, ready to publish."""
-    return encode_recent(for_game(game_id, code, moves, new_moves))
+    return encode_recent(for_game(game_id, code, moves))
+
+
+# ---------------------------------------------------------------- kept with the game
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """A game's log as far as its writer has told it: after `moves` moves, its last
+    RECENT finished turns, the events of the turn being played, and how many turns
+    are finished.
+
+    The writer keeps it in the game's row (Game.recent) and continues it with each
+    move from the states it holds before and after the move. With several server
+    processes taking turns at writing a game, none of them has to read the moves
+    the others made and replay them to tell the screens the last turns.
+    """
+
+    moves: int = 0
+    finished: int = 0
+    turns: tuple[Turn, ...] = ()
+    pending: tuple[Event, ...] = ()
+
+    @property
+    def log(self) -> str:
+        """The recent turns as the screens get them (encode_recent)."""
+        return encode_recent(History(self.turns, self.pending))
+
+
+def encode_told(told: Told) -> str:
+    data = {
+        "m": told.moves,
+        "f": told.finished,
+        "t": [_turn_data(t) for t in told.turns],
+        "p": [_event_data(e) for e in told.pending],
+    }
+    return json.dumps(data, separators=(",", ":"))
+
+
+def decode_told(text: str) -> Told:
+    """Read what encode_told wrote; "" (a row that keeps nothing yet) tells no move."""
+    if not text:
+        return Told()
+    data = json.loads(text)
+    turns = tuple(_turn_of(t) for t in data["t"])
+    return Told(data["m"], data["f"], turns, tuple(_event_of(e) for e in data["p"]))
+
+
+def told_at(game_id: int, code: str, moves: int) -> Told:
+    """The game's log after its first `moves` moves, from the replay this process keeps."""
+    if moves <= 0:
+        return Told()
+    with _lock:
+        replay, _history = _replayed(game_id, code, moves)
+        return Told(replay.moves, replay.finished, tuple(replay.turns), tuple(replay.pending))
+
+
+def tell(
+    stored: str, game_id: int, code: str, before: Before, action: Action, after: GameState
+) -> Told:
+    """The game's log once `action` is applied: `after` is the state it gave, `before`
+    what the state was. Continued from what the game's row keeps
+    (`stored`), or, when that is not of the move before (a row written before the
+    row kept it, an imported game), from the replay (told_at)."""
+    told = decode_told(stored)
+    if told.moves != after.moves - 1:
+        told = told_at(game_id, code, after.moves - 1)
+    replay = _Replay(after, told.moves, list(told.turns), list(told.pending), RECENT, told.finished)
+    replay.note(before, action)
+    return Told(replay.moves, replay.finished, tuple(replay.turns), tuple(replay.pending))
+
+
+def log_of(stored: str, game_id: int, code: str, moves: int) -> str:
+    """The recent turns after `moves` moves, from the game's row if it keeps them."""
+    told = decode_told(stored)
+    return told.log if told.moves == moves else recent(game_id, code, moves)
 
 
 # ---------------------------------------------------------------- for the templates

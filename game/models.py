@@ -95,6 +95,10 @@ class Game(models.Model):
     # Compare-and-swap: incremented on every applied move; an action built on an
     # older version is refused instead of being applied twice.
     version = models.PositiveIntegerField(default=0)
+    # The game log's last turns as its writer told them (game.history.Told, JSON),
+    # continued at each move: derived from the seed and moves like `state`, and kept
+    # so that no server process replays the game to show them. "" until a move.
+    recent = models.TextField(blank=True, default="", editable=False)
     first_player = models.PositiveSmallIntegerField(null=True, blank=True)
     # Seconds a phone may be away on its turn before a bot plays for it; None: never.
     stand_in_after = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -33,6 +33,7 @@ from game.engine.projection import (
     noble_view,
 )
 from game.engine.state import Outcome
+from game.history import log_of
 from game.models import Game, Seat
 
 
@@ -118,17 +119,20 @@ def state_of(game: Game) -> GameState | None:
     return GameState.from_dict(game.state) if game.state else None
 
 
-def read(game_id: int) -> tuple[Room, dict[int, str], GameState | None]:
-    """Read a game once: its room, each seat's holder digest (by seat id) and its state.
+def read(game_id: int) -> tuple[Room, dict[int, str], GameState | None, str]:
+    """Read a game once: its room, each seat's holder digest (by seat id), its state
+    and its log's recent turns (game.history.encode_recent).
 
-    For the writer and for a screen that connects or resyncs; the state never
-    leaves the caller's hands (screens get `view_for` of it).
+    For a screen that connects or resyncs; the state never leaves the caller's
+    hands (screens get `view_for` of it).
     """
     game = Game.objects.select_related("next_game").get(pk=game_id)
     seats = list(game.seats.all())
     next_code = game.next_game.code if game.next_game else ""
     holders = {s.pk: holder_of(s.player_key) for s in seats}
-    return room_of(game, seats, next_code), holders, state_of(game)
+    state = state_of(game)
+    log = "" if state is None else log_of(game.recent, game.id, game.code, state.moves)
+    return room_of(game, seats, next_code), holders, state, log
 
 
 # ---------------------------------------------------------------- the wire format

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game import history, presence, regions
+from game import presence, regions
 from game.engine import GameState
 from game.engine.projection import TABLE, view_for
 from game.join_qr import clear_cache as clear_join_cache
@@ -38,8 +38,7 @@ class Snapshot:
 
 
 def load_snapshot(game_id: int) -> Snapshot:
-    room, _holders, state = read(game_id)
-    log = history.recent(game_id, room.code, state.moves) if state is not None else ""
+    room, _holders, state, log = read(game_id)
     return Snapshot(room.with_presence(presence.connected(game_id)), state, log)
 
 

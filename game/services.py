@@ -54,7 +54,7 @@ def _publish_after_commit(
     game: Game,
     state: GameState | None = None,
     gone: tuple[int, ...] = (),
-    new_moves: tuple[str, ...] = (),
+    log: str | None = None,
     seats: list[Seat] | None = None,
 ) -> None:
     """Tell the screens about this change once it is committed, and let a bot play next.
@@ -62,8 +62,8 @@ def _publish_after_commit(
     The room is read now, inside the transaction (one query for the seats);
     the projections are made after the commit from the state this writer holds.
     Publishing before the commit could show a change that then rolls back.
-    The game log's recent turns come from the replay this process keeps
-    (game.history), continued with `new_moves`, the move(s) this change made.
+    `log` is the game log's recent turns after a move, as the writer told them
+    (game.history.tell); for any other change they are those the game's row keeps.
     """
     if state is None:
         state = load_state(game)
@@ -80,10 +80,10 @@ def _publish_after_commit(
         and any(s.is_bot and s.position == state.current for s in seats)
     )
 
+    if log is None:
+        log = "" if state is None else history.log_of(game.recent, game.id, game.code, state.moves)
+
     def after_commit() -> None:
-        log = ""
-        if state is not None:
-            log = history.recent(game.id, game.code, state.moves, new_moves)
         events.publish(room, holders, state, gone, log)
         if bot_next:
             schedule_bot_turn(game.id, game.version)
@@ -450,6 +450,7 @@ def _apply(
         raise Refused(_("The game moved on before your action arrived; look again and retry."))
     state = load_state(game)
     assert state is not None
+    before = history.Before.of(state)
     try:
         action = parse_action(text)
         apply_action(state, action, seat=position)
@@ -457,13 +458,15 @@ def _apply(
         raise Refused(_("That action could not be read.")) from None
     except ActionError as error:
         raise Refused(explain(error)) from None
+    told = history.tell(game.recent, game.id, game.code, before, action, state)
     store.record_move(game, position, action.notation())
     game.state = state.to_dict()
+    game.recent = history.encode_told(told)
     game.version = state.moves
     if state.is_over:
         game.status = Game.Status.OVER
     store.save_move(game)
-    _publish_after_commit(game, state, new_moves=(action.notation(),), seats=seats)
+    _publish_after_commit(game, state, log=told.log, seats=seats)
 
 
 def play(game_id: int, player_key: str, text: Any, version: Any) -> None:

@@ -1,5 +1,5 @@
-"""The writer's hot path in plain SQL: lock a game, read its seats, record a move, save it,
-and read the moves another process made since this one last replayed the game.
+"""The writer's hot path in plain SQL: lock a game, read its seats, record a move, save it;
+and read the moves a replay has not seen yet (game.history).
 
 Every action runs these four statements. Through the ORM, building and compiling
 each query cost more than everything else the writer does (about 0.5 ms a
@@ -61,8 +61,8 @@ def _statements(vendor: str) -> dict[str, str]:
         ),
         "save": (
             f"UPDATE {quote(Game._meta.db_table)} SET {quote('state')} = %s,"
-            f" {quote('version')} = %s, {quote('status')} = %s, {quote('updated_at')} = %s"
-            f" WHERE {quote('id')} = %s"
+            f" {quote('recent')} = %s, {quote('version')} = %s, {quote('status')} = %s,"
+            f" {quote('updated_at')} = %s WHERE {quote('id')} = %s"
         ),
     }
 
@@ -119,10 +119,12 @@ def record_move(game: Game, seat: int, notation: str) -> None:
 
 
 def save_move(game: Game) -> None:
-    """Save what a move changes: the snapshot, the version and the status."""
+    """Save what a move changes: the snapshot, the log's last turns, the version and
+    the status."""
     game.updated_at = timezone.now()
     values = [
         _adapt(Game, "state", game.state),
+        game.recent,
         game.version,
         game.status,
         _adapt(Game, "updated_at", game.updated_at),

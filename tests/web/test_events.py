@@ -320,18 +320,19 @@ def test_the_writer_publishes_the_new_turn_from_the_move_it_holds(
     moves = list(game.moves.order_by("index").values_list("notation", flat=True))
     whole = history.replay_history(2, game.seed, moves, first_player=game.first_player)
     assert published[-1] == history.encode_recent(whole)
-    # A screen that asks at this version reads nothing: the writer's replay serves it.
+    # The game's row keeps it: a screen that connects now reads nothing more.
     with django_assert_num_queries(0):
-        assert history.recent(game.id, game.code, game.version) == published[-1]
+        assert history.log_of(game.recent, game.id, game.code, game.version) == published[-1]
 
 
 @pytest.mark.django_db
-def test_moves_another_process_made_are_caught_up_with_one_query(
-    django_capture_on_commit_callbacks: Any, django_assert_num_queries: Any
+def test_the_writer_tells_the_turn_from_the_row_whoever_wrote_the_moves_before(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
-    """With two server processes, a game's writer alternates between them: the replay
-    this process keeps reads only the moves the other made, in one query."""
-    from game import history
+    """With two server processes, a game's writer alternates between them. The one
+    that writes now never heard of the moves the other made: it continues the turns
+    the game's row keeps, and reads no move and replays nothing to tell them."""
+    from game import events, history
     from game.models import Game
     from tests.web.helpers import play_as, started
 
@@ -342,8 +343,86 @@ def test_moves_another_process_made_are_caught_up_with_one_query(
     with django_capture_on_commit_callbacks(execute=False):
         play_as(table, "take:rkw")
         play_as(table, "take:ugr")
+    history._cache.clear()
+    published: list[str] = []
+    monkeypatch.setattr(events, "publish", lambda *args: published.append(args[4]))
+    with django_capture_on_commit_callbacks(execute=True):
+        play_as(table, "take:kwu")
+    assert not history._cache, "the writer replayed the game"
     game = Game.objects.get(pk=table.game_id)
     moves = list(game.moves.order_by("index").values_list("notation", flat=True))
     whole = history.replay_history(2, game.seed, moves, first_player=game.first_player)
-    with django_assert_num_queries(1):
-        assert history.recent(game.id, game.code, game.version) == history.encode_recent(whole)
+    assert published == [history.encode_recent(whole)]
+    assert [t.number for t in history.decode_recent(published[0])] == [4, 3, 2, 1]
+
+
+@pytest.mark.django_db
+def test_a_row_that_keeps_no_turns_is_told_from_the_moves(
+    django_capture_on_commit_callbacks: Any, django_assert_num_queries: Any
+) -> None:
+    """A game whose row keeps no recent turns (saved before the row kept them, or
+    imported) is replayed once from its moves, and its writer goes on from there."""
+    from game import history
+    from game.models import Game
+    from tests.web.helpers import play_as, started
+
+    table = started(("Ada", "Bob"))
+    for take in ("take:wug", "take:rkw", "take:ugr"):
+        play_as(table, take)
+    Game.objects.filter(pk=table.game_id).update(recent="")
+    history._cache.clear()
+    game = Game.objects.get(pk=table.game_id)
+
+    def whole() -> str:
+        moves = list(game.moves.order_by("index").values_list("notation", flat=True))
+        return history.encode_recent(
+            history.replay_history(2, game.seed, moves, first_player=game.first_player)
+        )
+
+    expected = whole()
+    with django_assert_num_queries(3):  # the game, its number of seats, its moves
+        assert history.log_of(game.recent, game.id, game.code, game.version) == expected
+    play_as(table, "take:kwu")
+    game.refresh_from_db()
+    told = history.decode_told(game.recent)
+    assert (told.moves, told.finished, told.log) == (4, 4, whole())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("kind", "players", "told"),
+    [("easy", 4, {"return", "noble", "buy", "reserve"}), ("medium", 3, {"buy", "reserve"})],
+)
+def test_the_row_tells_every_move_of_a_whole_game_as_a_replay_does(
+    kind: str, players: int, told: set[str]
+) -> None:
+    """Returns, noble choices and visits, turns of several moves, the end: after every
+    move the turns the row keeps are those a replay of all the moves tells."""
+    from game import history, services
+    from game.engine import apply_action, parse_action
+    from game.engine.bots import make_bot
+    from game.models import Game
+    from tests.web.helpers import started
+
+    names = ("Ada", "Bob", "Cy", "Di")[:players]
+    table = started(names)
+    game = Game.objects.get(pk=table.game_id)
+    state = services.load_state(game)
+    assert state is not None
+    replay = history._Replay(services.replay_game(game), keep=history.RECENT)
+    bots = [make_bot(kind, seed=7 + seat) for seat in range(players)]
+    kinds: set[str] = set()
+    for _move in range(1000):
+        if state.is_over:
+            break
+        seat = state.current
+        text = bots[seat].choose(state, seat).notation()
+        apply_action(state, parse_action(text), seat=seat)
+        services.play(table.game_id, table.player(seat).key, text, state.moves - 1)
+        replayed = replay.play([text])
+        kept = history.decode_told(Game.objects.get(pk=table.game_id).recent)
+        assert (kept.moves, kept.finished) == (replay.moves, replay.finished)
+        assert (kept.turns, kept.pending) == (replayed.turns, replayed.pending)
+        kinds.update(e.kind for t in kept.turns for e in t.events)
+    assert state.is_over
+    assert told <= kinds, kinds
