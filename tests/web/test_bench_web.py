@@ -76,9 +76,12 @@ def test_quick_bench_compares_two_workers_with_one() -> None:
     require_service(6379, "Redis")
     lines = bench("--scale-only")
     assert not any(line.startswith("project: ") for line in lines), lines  # part 1 skipped
-    # One worker and two take turns, three rounds, every game playing throughout.
-    for start in ("1 worker: ", "2 workers: "):
+    # One worker and two (screens spread, then routed by game) take turns, three rounds,
+    # every game playing throughout.
+    for start in ("1 worker: ", "2 workers, spread: ", "2 workers, by game: "):
         rows = [line for line in lines if re.match(rf"Round \d, {start}", line)]
         assert len(rows) == 3, (start, lines)
         assert all(" 0 games stopped" in row for row in rows), rows
-    assert re.search(r"^Two workers / one worker: [\d.]+x", "\n".join(lines), re.M), lines
+    for kind in ("spread", "by game"):
+        ratio = rf"^Two workers \({kind}\) / one worker: [\d.]+x"
+        assert re.search(ratio, "\n".join(lines), re.M), lines

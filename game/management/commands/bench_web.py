@@ -28,7 +28,9 @@ otherwise ignored; with --ping-every every screen also sends {"ping": true}
 that often, for a server that closes silent sockets.
 
 Then, on PostgreSQL and Redis (both expected on 127.0.0.1), the project with
-two Daphne workers against one (screens spread over the workers), as a ratio.
+two Daphne workers against one, as ratios: with each game's screens spread over
+both workers (what a balancer that knows nothing of games does), and with each
+game's screens on one worker (what a proxy that routes by room code does).
 
 Nothing touches the developer's database: each part runs in a child process
 whose settings point at a throwaway SQLite file or a throwaway PostgreSQL
@@ -213,6 +215,10 @@ class Target:
     servers: list[Server]
     deal: Callable[[int], Table]
     ping_every: float = 0.0  # seconds between heartbeats from every screen; 0: none
+    # With several servers: False spreads each game's screens over them (a balancer that
+    # knows nothing of games); True sends all of a game's screens to one (one that routes
+    # by room code, as the README's proxy configuration does).
+    by_game: bool = False
     numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -410,7 +416,8 @@ def open_screens(target: Target, table: Table, slot: int) -> list[MiniWebSocket]
     screens: list[MiniWebSocket] = []
     try:
         for index, cookie in enumerate(cookies):
-            port = servers[(slot * len(cookies) + index) % len(servers)].port
+            spot = slot if target.by_game else slot * len(cookies) + index
+            port = servers[spot % len(servers)].port
             role = "table" if index == 0 else "seat"
             screens.append(MiniWebSocket(port, f"/ws/game/{table.code}/{role}/", cookie))
         for ws in screens:  # the first message is the whole current view
@@ -739,35 +746,43 @@ class Command(BaseCommand):
         tmp = Path(os.environ["SPLENDOR_BENCH_WEB_TMP"])
         games = options["busy_games"]
         self.line(
-            f"Part 2: the project on PostgreSQL + Redis, {games} busy games, screens spread "
-            "over the workers, nothing pinned"
+            f"Part 2: the project on PostgreSQL + Redis, {games} busy games, nothing pinned; "
+            "two workers with each game's screens spread over both (a balancer that knows "
+            "nothing of games), then with each game's screens on one worker (routed by room "
+            "code, as the README's proxy configuration does)"
         )
         # One worker and two take turns, so that a slower minute of this shared machine
-        # weighs on both; the ratio is of the rates pooled over the rounds.
-        phases: dict[int, list[Phase]] = {1: [], 2: []}
+        # weighs on all; the ratios are of the rates pooled over the rounds.
+        kinds = {"one": (1, False), "spread": (2, False), "by game": (2, True)}
+        phases: dict[str, list[Phase]] = {kind: [] for kind in kinds}
         for round_ in range(1, SCALE_ROUNDS + 1):
-            for workers in (1, 2):
-                phase = self.scale_phase(workers, options, tmp)
-                phases[workers].append(phase)
+            for kind, (workers, by_game) in kinds.items():
+                phase = self.scale_phase(workers, options, tmp, by_game)
+                phases[kind].append(phase)
+                name = "1 worker" if workers == 1 else f"2 workers, {kind}"
                 self.line(
-                    f"Round {round_}, {workers} worker{'s' if workers > 1 else ''}: "
+                    f"Round {round_}, {name}: "
                     f"{phase.rate:,.1f} actions/s, p99 {ms(percentile(phase.latencies, 0.99))}, "
                     f"server CPU {ms(phase.cpu / max(1, phase.actions))} an action; "
                     f"{len(phase.errors)} games stopped; load average {phase.load}"
                     + (f"; {phase.errors[0]}" if phase.errors else "")
                 )
-        one, two = (pooled_rate(phases[workers]) for workers in (1, 2))
-        rounds = ", ".join(
-            f"{b.rate / a.rate:.2f}x" if a.rate else "-"
-            for a, b in zip(phases[1], phases[2], strict=True)
-        )
-        ratio = f"{two / one:.2f}x" if one else "-"
-        self.line(
-            f"Two workers / one worker: {ratio} ({one:,.1f} and {two:,.1f} actions/s over "
-            f"{SCALE_ROUNDS} rounds; by round {rounds}) (target >= 1.6x)"
-        )
+        one = pooled_rate(phases["one"])
+        for kind in ("spread", "by game"):
+            two = pooled_rate(phases[kind])
+            rounds = ", ".join(
+                f"{b.rate / a.rate:.2f}x" if a.rate else "-"
+                for a, b in zip(phases["one"], phases[kind], strict=True)
+            )
+            ratio = f"{two / one:.2f}x" if one else "-"
+            self.line(
+                f"Two workers ({kind}) / one worker: {ratio} ({one:,.1f} and {two:,.1f} "
+                f"actions/s over {SCALE_ROUNDS} rounds; by round {rounds}) (target >= 1.6x)"
+            )
 
-    def scale_phase(self, workers: int, options: dict[str, Any], tmp: Path) -> Phase:
+    def scale_phase(
+        self, workers: int, options: dict[str, Any], tmp: Path, by_game: bool = False
+    ) -> Phase:
         """Start `workers` servers, connect the busy games across them, measure, stop."""
         with contextlib.ExitStack() as stack:
             servers = [
@@ -781,7 +796,9 @@ class Command(BaseCommand):
                 )
                 for index in range(workers)
             ]
-            target = Target(f"{workers} workers", servers, project_table, options["ping_every"])
+            target = Target(
+                f"{workers} workers", servers, project_table, options["ping_every"], by_game
+            )
             players: list[Player] = []
             try:
                 left_out = add_players(target, players, options["busy_games"])
