@@ -117,6 +117,14 @@ def _event(before: Before, action: Action, after: GameState) -> Event:
     return Event(PASS)
 
 
+def _turn_end(before: Before, after: GameState, chose_noble: bool) -> list[Event] | None:
+    """None while the turn goes on; once it ends, the noble visits it made without a
+    move of their own (none if the player chose a noble)."""
+    if after.turn == before.turn:
+        return None
+    return [] if chose_noble else _automatic_visits(after)
+
+
 def _automatic_visits(state: GameState) -> list[Event]:
     prefix = NOBLE + ":"
     return [
@@ -149,9 +157,9 @@ class _Replay:
         """Tell `action`, just applied to `self.state` (which was `before`)."""
         self.moves += 1
         self.pending.append(_event(before, action, self.state))
-        if self.state.turn != before.turn:
-            if not any(e.kind == NOBLE for e in self.pending):  # automatic: no move
-                self.pending.extend(_automatic_visits(self.state))
+        visits = _turn_end(before, self.state, any(e.kind == NOBLE for e in self.pending))
+        if visits is not None:
+            self.pending.extend(visits)
             self.finished += 1
             self.turns.append(Turn(self.finished, before.seat, tuple(self.pending)))
             self.pending = []
@@ -260,6 +268,9 @@ def _event_data(e: Event) -> dict[str, Any]:
     return data
 
 
+_dumps = json.JSONEncoder(separators=(",", ":")).encode  # made once: json.dumps makes one a call
+
+
 def _turn_data(t: Turn) -> list[Any]:
     return [t.number, t.seat, [_event_data(e) for e in t.events]]
 
@@ -267,7 +278,7 @@ def _turn_data(t: Turn) -> list[Any]:
 def encode_recent(history: History, count: int = RECENT) -> str:
     """The last `count` finished turns, newest first, as compact JSON for the screens."""
     turns = history.turns[-count:][::-1] if count else ()
-    return json.dumps([_turn_data(t) for t in turns], separators=(",", ":"))
+    return _dumps([_turn_data(t) for t in turns])
 
 
 _card = lru_cache(maxsize=None)(card_view)
@@ -315,39 +326,36 @@ class Told:
     RECENT finished turns, the events of the turn being played, and how many turns
     are finished.
 
-    The writer keeps it in the game's row (Game.recent) and continues it with each
-    move from the states it holds before and after the move. With several server
-    processes taking turns at writing a game, none of them has to read the moves
-    the others made and replay them to tell the screens the last turns.
+    The writer keeps it in the game's row (Game.recent, as JSON) and continues it
+    with each move from the states it holds before and after the move (tell).
+    With several server processes taking turns at writing a game, none of them
+    reads the moves the others made and replays them to tell the screens the
+    last turns.
     """
 
     moves: int = 0
     finished: int = 0
-    turns: tuple[Turn, ...] = ()
+    turns: tuple[Turn, ...] = ()  # oldest first, as History's
     pending: tuple[Event, ...] = ()
 
-    @property
-    def log(self) -> str:
-        """The recent turns as the screens get them (encode_recent)."""
-        return encode_recent(History(self.turns, self.pending))
 
-
-def encode_told(told: Told) -> str:
-    data = {
+def _told_data(told: Told) -> dict[str, Any]:
+    """The JSON of a Told; its turns newest first, as the screens get them."""
+    return {
         "m": told.moves,
         "f": told.finished,
-        "t": [_turn_data(t) for t in told.turns],
+        "t": [_turn_data(t) for t in told.turns[::-1]],
         "p": [_event_data(e) for e in told.pending],
     }
-    return json.dumps(data, separators=(",", ":"))
 
 
 def decode_told(text: str) -> Told:
-    """Read what encode_told wrote; "" (a row that keeps nothing yet) tells no move."""
+    """Read what the game's row keeps (tell); "" (a row that keeps nothing yet) tells
+    no move."""
     if not text:
         return Told()
     data = json.loads(text)
-    turns = tuple(_turn_of(t) for t in data["t"])
+    turns = tuple(_turn_of(t) for t in data["t"][::-1])
     return Told(data["m"], data["f"], turns, tuple(_event_of(e) for e in data["p"]))
 
 
@@ -362,23 +370,41 @@ def told_at(game_id: int, code: str, moves: int) -> Told:
 
 def tell(
     stored: str, game_id: int, code: str, before: Before, action: Action, after: GameState
-) -> Told:
-    """The game's log once `action` is applied: `after` is the state it gave, `before`
-    what the state was. Continued from what the game's row keeps
-    (`stored`), or, when that is not of the move before (a row written before the
-    row kept it, an imported game), from the replay (told_at)."""
-    told = decode_told(stored)
-    if told.moves != after.moves - 1:
-        told = told_at(game_id, code, after.moves - 1)
-    replay = _Replay(after, told.moves, list(told.turns), list(told.pending), RECENT, told.finished)
-    replay.note(before, action)
-    return Told(replay.moves, replay.finished, tuple(replay.turns), tuple(replay.pending))
+) -> tuple[str, str]:
+    """Continue the game's log with `action`: `after` is the state it gave, `before`
+    what the state was. Returns what the game's row keeps now and the
+    recent turns for the screens (encode_recent).
+
+    Continued from what the row keeps (`stored`), as JSON: building the events
+    to write them back cost more than replaying the move. When the row does not
+    keep the log of the move before (a row saved before it kept one, an imported
+    game), from the replay (told_at).
+    """
+    data = json.loads(stored) if stored else _told_data(Told())
+    if data["m"] != after.moves - 1:
+        data = _told_data(told_at(game_id, code, after.moves - 1))
+    pending = data["p"]
+    pending.append(_event_data(_event(before, action, after)))
+    visits = _turn_end(before, after, any(e["k"] == NOBLE for e in pending))
+    if visits is not None:
+        pending.extend(_event_data(e) for e in visits)
+        data["f"] += 1
+        data["t"] = [[data["f"], before.seat, pending], *data["t"]][:RECENT]
+        data["p"] = []
+    data["m"] += 1
+    log = _dumps(data["t"])
+    # The row's JSON around the log, written once: the turns are most of it.
+    kept = f'{{"m":{data["m"]},"f":{data["f"]},"p":{_dumps(data["p"])},"t":{log}}}'
+    return kept, log
 
 
 def log_of(stored: str, game_id: int, code: str, moves: int) -> str:
     """The recent turns after `moves` moves, from the game's row if it keeps them."""
-    told = decode_told(stored)
-    return told.log if told.moves == moves else recent(game_id, code, moves)
+    if stored:
+        data = json.loads(stored)
+        if data["m"] == moves:
+            return _dumps(data["t"])
+    return recent(game_id, code, moves)
 
 
 # ---------------------------------------------------------------- for the templates

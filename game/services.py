@@ -458,15 +458,14 @@ def _apply(
         raise Refused(_("That action could not be read.")) from None
     except ActionError as error:
         raise Refused(explain(error)) from None
-    told = history.tell(game.recent, game.id, game.code, before, action, state)
+    game.recent, log = history.tell(game.recent, game.id, game.code, before, action, state)
     store.record_move(game, position, action.notation())
     game.state = state.to_dict()
-    game.recent = history.encode_told(told)
     game.version = state.moves
     if state.is_over:
         game.status = Game.Status.OVER
     store.save_move(game)
-    _publish_after_commit(game, state, log=told.log, seats=seats)
+    _publish_after_commit(game, state, log=log, seats=seats)
 
 
 def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
