@@ -459,12 +459,11 @@ def _apply(
     except ActionError as error:
         raise Refused(explain(error)) from None
     game.recent, log = history.tell(game.recent, game.id, game.code, before, action, state)
-    store.record_move(game, position, action.notation())
     game.state = state.to_dict()
     game.version = state.moves
     if state.is_over:
         game.status = Game.Status.OVER
-    store.save_move(game)
+    store.save_move(game, state.moves - 1, position, action.notation())
     _publish_after_commit(game, state, log=log, seats=seats)
 
 
@@ -472,11 +471,11 @@ def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
     """Apply a player's action for the seat their session holds."""
     with transaction.atomic():
         # Every action takes this path: its reads are plain SQL (game.store).
-        game = store.lock_game(game_id)
-        if game is None:
+        # With its seats: whose action it is, and the room the screens are sent.
+        locked = store.lock_game(game_id)
+        if locked is None:
             raise Refused(_("This game does not exist."))
-        # One read of the seats: whose action it is, and the room the screens are sent.
-        seats = store.seats_of(game_id)
+        game, seats = locked
         seat = next((s for s in seats if player_key and s.player_key == player_key), None)
         if seat is None or seat.is_bot:
             raise Refused(_("You do not have a seat in this game."))

@@ -47,7 +47,7 @@ def _statements(vendor: str) -> dict[str, str]:
     quote = connection.ops.quote_name
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     move_columns = ("game_id", "index", "seat", "notation", "created_at")
-    return {
+    statements = {
         "game": _select(Game, "id") + lock,
         "seats": _select(Seat, "game_id", "position"),
         "move": (
@@ -65,6 +65,19 @@ def _statements(vendor: str) -> dict[str, str]:
             f" {quote('updated_at')} = %s WHERE {quote('id')} = %s"
         ),
     }
+    if vendor == "postgresql":
+        # One round trip each, where the statements above take two: the game with its
+        # seats (as one JSON array, in seat order), and the move with the save.
+        seats = ", ".join(f"s.{quote(f.column)}" for f in _columns(Seat))
+        games = ", ".join(f"g.{quote(f.column)}" for f in _columns(Game))
+        statements["game and seats"] = (
+            f"SELECT {games}, (SELECT coalesce(json_agg(json_build_array({seats})"
+            f" ORDER BY s.{quote('position')}), '[]'::json)"
+            f" FROM {quote(Seat._meta.db_table)} s WHERE s.{quote('game_id')} = g.{quote('id')})"
+            f" FROM {quote(Game._meta.db_table)} g WHERE g.{quote('id')} = %s FOR UPDATE OF g"
+        )
+        statements["move and save"] = f"WITH moved AS ({statements['move']}) {statements['save']}"
+    return statements
 
 
 def _python(field: Field[Any, Any], value: Any) -> Any:
@@ -85,20 +98,26 @@ def _instance(model: type[Model], row: tuple[Any, ...]) -> Any:
     return model.from_db(connection.alias, [f.attname for f in fields], values)
 
 
-def lock_game(game_id: int) -> Game | None:
-    """The game row, locked until the transaction ends (see services._lock)."""
+def lock_game(game_id: int) -> tuple[Game, list[Seat]] | None:
+    """The game row, locked until the transaction ends (see services._lock), and its
+    seats in seat order; None if there is no such game."""
+    statements = _statements(connection.vendor)
     with connection.cursor() as cursor:
-        cursor.execute(_statements(connection.vendor)["game"], [game_id])
+        if "game and seats" in statements:
+            cursor.execute(statements["game and seats"], [game_id])
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            *columns, seats = row
+            if isinstance(seats, str | bytes):
+                seats = json.loads(seats)
+            return _instance(Game, tuple(columns)), [_instance(Seat, tuple(s)) for s in seats]
+        cursor.execute(statements["game"], [game_id])
         row = cursor.fetchone()
-    return _instance(Game, row) if row is not None else None
-
-
-def seats_of(game_id: int) -> list[Seat]:
-    """The game's seats, in seat order."""
-    with connection.cursor() as cursor:
-        cursor.execute(_statements(connection.vendor)["seats"], [game_id])
-        rows = cursor.fetchall()
-    return [_instance(Seat, row) for row in rows]
+        if row is None:
+            return None
+        cursor.execute(statements["seats"], [game_id])
+        return _instance(Game, row), [_instance(Seat, seat) for seat in cursor.fetchall()]
 
 
 def _adapt(model: type[Model], name: str, value: Any) -> Any:
@@ -108,21 +127,13 @@ def _adapt(model: type[Model], name: str, value: Any) -> Any:
     return field.get_db_prep_save(value, connection)
 
 
-def record_move(game: Game, seat: int, notation: str) -> None:
-    """Record a move under the number the game's version gives it (before it moves on)."""
-    created = _adapt(Move, "created_at", timezone.now())
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _statements(connection.vendor)["move"],
-            [game.pk, game.version, seat, notation, created],
-        )
-
-
-def save_move(game: Game) -> None:
-    """Save what a move changes: the snapshot, the log's last turns, the version and
-    the status."""
+def save_move(game: Game, index: int, seat: int, notation: str) -> None:
+    """Record move number `index` and save what it changed in the game: the snapshot,
+    the log's last turns, the version and the status."""
+    statements = _statements(connection.vendor)
     game.updated_at = timezone.now()
-    values = [
+    move = [game.pk, index, seat, notation, _adapt(Move, "created_at", game.updated_at)]
+    save = [
         _adapt(Game, "state", game.state),
         game.recent,
         game.version,
@@ -131,7 +142,11 @@ def save_move(game: Game) -> None:
         game.pk,
     ]
     with connection.cursor() as cursor:
-        cursor.execute(_statements(connection.vendor)["save"], values)
+        if "move and save" in statements:
+            cursor.execute(statements["move and save"], move + save)
+            return
+        cursor.execute(statements["move"], move)
+        cursor.execute(statements["save"], save)
 
 
 def moves_between(game_id: int, start: int, stop: int) -> list[str]:

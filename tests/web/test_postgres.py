@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.db import connection
 call_command("migrate", verbosity=0)
 from game import services
-from game.models import Card, Game, Move, Noble
+from game.models import Card, Game, Move, Noble, Seat
 
 game = services.create_game("host")
 for key, name in (("ka", "Ada"), ("kb", "Bob")):
@@ -52,17 +52,31 @@ print(services.replay_game(game).to_dict() == game.state)
 from django.db import transaction
 from game import store
 with transaction.atomic():
-    fast = store.lock_game(game.id)
-    seats = store.seats_of(game.id)
+    fast, seats = store.lock_game(game.id)
 deferred = fast.get_deferred_fields()
 names = [f.attname for f in Game._meta.concrete_fields if f.attname not in deferred]
 pairs = [(getattr(fast, n), getattr(game, n)) for n in names]
 same = all(a == b and type(a) is type(b) for a, b in pairs)
-orm_seats = list(game.seats.order_by("position").values_list("pk", "position", "name", "is_bot"))
-fast_seats = [(s.pk, s.position, s.name, s.is_bot) for s in seats]
+orm_seats = [
+    {f.attname: getattr(s, f.attname) for f in Seat._meta.concrete_fields}
+    for s in game.seats.order_by("position")
+]
+fast_seats = [{f.attname: getattr(s, f.attname) for f in Seat._meta.concrete_fields} for s in seats]
+types = {type(getattr(s, f.attname)) for s in seats for f in Seat._meta.concrete_fields}
 orm_moves = list(Move.objects.filter(game=game).values_list("notation", flat=True))
 fast_moves = store.moves_between(game.id, 0, 9)
-print(same, len(names) > 8, fast_seats == orm_seats, fast_moves == orm_moves)
+same_seats = fast_seats == orm_seats and types <= {int, str, bool}
+print(same, len(names) > 8, same_seats, fast_moves == orm_moves)
+
+# An action is two statements on PostgreSQL (in its transaction): the game locked with its
+# seats, the move saved.
+from django.test.utils import CaptureQueriesContext
+from game.engine import legal_actions
+game.refresh_from_db()
+action = legal_actions(services.load_state(game))[0].notation()
+with CaptureQueriesContext(connection) as statements:
+    services.play(game.id, "kb", action, game.version)
+print([q["sql"].split()[0] for q in statements.captured_queries])
 """
 
 
@@ -82,3 +96,4 @@ def test_a_game_on_postgres_serialises_simultaneous_actions() -> None:
     assert lines[1] == "['applied', 'refused'] 3 3"
     assert lines[2] == "True"
     assert lines[3] == "True True True True"
+    assert lines[4] == "['BEGIN', 'SELECT', 'WITH', 'COMMIT']"

@@ -33,8 +33,9 @@ def test_the_locked_game_has_the_orm_s_values_and_types() -> None:
     table = started(("Ada", "Bob", "Cy"), bots=1)
     Game.objects.filter(pk=table.game_id).update(stand_in_after=30, house_no_gold_small=True)
     with transaction.atomic():
-        fast = store.lock_game(table.game_id)
-    assert fast is not None
+        locked = store.lock_game(table.game_id)
+    assert locked is not None
+    fast, _seats = locked
     orm = game(table.game_id)
     values = loaded(fast)
     assert set(values) >= {"state", "version", "status", "house_no_gold_small", "next_game_id"}
@@ -54,7 +55,10 @@ def test_a_missing_game_reads_as_none_and_an_action_on_it_is_refused() -> None:
 
 def test_the_seats_are_the_orm_s_in_seat_order() -> None:
     table = started(("Ada", "Bob"), bots=2)
-    fast = store.seats_of(table.game_id)
+    with transaction.atomic():
+        locked = store.lock_game(table.game_id)
+    assert locked is not None
+    _game, fast = locked
     orm = list(Seat.objects.filter(game_id=table.game_id).order_by("position"))
     assert [loaded(s) for s in fast] == [loaded(s) for s in orm]
     assert [type(s.is_bot) for s in fast] == [bool] * 4
