@@ -127,6 +127,9 @@ if DATABASE_URL:
             dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True)
         )
     }
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # The same, with a health check that costs no round trip (game/postgresql/base.py).
+        DATABASES["default"]["ENGINE"] = "game.postgresql"
 else:
     DATABASES = {
         "default": {

@@ -80,20 +80,79 @@ print([q["sql"].split()[0] for q in statements.captured_queries])
 """
 
 
-@pytest.mark.slow
-def test_a_game_on_postgres_serialises_simultaneous_actions() -> None:
+def on_postgres(code: str) -> list[str]:
+    """Run code on a throwaway PostgreSQL database; return the lines it printed."""
     require_service(5432, "PostgreSQL")
     name = f"splendor_test_{secrets.token_hex(4)}"
     admin = "import psycopg; c = psycopg.connect({!r}, autocommit=True); c.execute({!r})"
     run_python(admin.format(POSTGRES_URL, f"CREATE DATABASE {name}"), {})
     try:
         url = POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
-        lines = run_python(PLAY_ON_POSTGRES, {"DATABASE_URL": url}).strip().splitlines()
+        env = {"DATABASE_URL": url, "ADMIN_URL": POSTGRES_URL}
+        return run_python(code, env).strip().splitlines()
     finally:
         run_python(admin.format(POSTGRES_URL, f"DROP DATABASE IF EXISTS {name}"), {})
+
+
+@pytest.mark.slow
+def test_a_game_on_postgres_serialises_simultaneous_actions() -> None:
+    lines = on_postgres(PLAY_ON_POSTGRES)
     assert lines[0] == "postgresql 90 10"
     # One of the two taps lands (version 3); the other was built on version 2 and is refused.
     assert lines[1] == "['applied', 'refused'] 3 3"
     assert lines[2] == "True"
     assert lines[3] == "True True True True"
     assert lines[4] == "['BEGIN', 'SELECT', 'WITH', 'COMMIT']"
+
+
+HEALTH_ON_POSTGRES = """
+import os, select, time, django
+django.setup()
+from django.core.management import call_command
+from django.db import close_old_connections, connection
+from django.db.backends.postgresql.base import DatabaseWrapper
+import psycopg
+call_command("migrate", verbosity=0)
+from game import services
+from game.engine import legal_actions
+
+checks = []  # Django's own check: a SELECT 1, a round trip
+plain = DatabaseWrapper.is_usable
+DatabaseWrapper.is_usable = lambda self: checks.append(1) or plain(self)
+
+game = services.create_game("host")
+for key, name in (("ka", "Ada"), ("kb", "Bob")):
+    services.join_game(game.id, key, name)
+services.start_game(game.id, "host", first_player=0)
+
+def act():
+    close_old_connections()  # as Channels does around every database call
+    game.refresh_from_db()
+    state = services.load_state(game)
+    key = ("ka", "kb")[state.current]
+    services.play(game.id, key, legal_actions(state)[0].notation(), game.version)
+
+for _ in range(3):
+    act()
+print(connection.vendor, len(checks))
+# The server ends this connection's session, as a restart of PostgreSQL does.
+ended = connection.connection.info.backend_pid
+with psycopg.connect(os.environ["ADMIN_URL"], autocommit=True) as admin:
+    admin.execute("SELECT pg_terminate_backend(%s)", [ended])
+socket = connection.connection.fileno()
+deadline = time.monotonic() + 30
+while not select.select([socket], [], [], 0.5)[0] and time.monotonic() < deadline:
+    pass
+act()  # checked, found broken, replaced: the action is applied all the same
+game.refresh_from_db()
+print(len(checks), connection.connection.info.backend_pid != ended, game.version)
+"""
+
+
+@pytest.mark.slow
+def test_a_connection_is_checked_without_a_round_trip_unless_the_server_spoke() -> None:
+    lines = on_postgres(HEALTH_ON_POSTGRES)
+    # Three actions on a quiet connection: no SELECT 1 before any of them.
+    assert lines[0] == "postgresql 0"
+    # The server ended the session: the next action checks it, reconnects and is applied.
+    assert lines[1] == "1 True 4"

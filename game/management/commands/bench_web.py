@@ -738,9 +738,9 @@ class Command(BaseCommand):
 
     def scale_part(self, options: dict[str, Any]) -> None:
         database = settings.DATABASES["default"]
-        if database["ENGINE"] != "django.db.backends.postgresql" or not str(
-            database["NAME"]
-        ).startswith("splendor_bench_"):
+        if database["ENGINE"] != "game.postgresql" or not str(database["NAME"]).startswith(
+            "splendor_bench_"
+        ):
             raise CommandError("Refusing to run: the database is not the throwaway one.")
         call_command("migrate", interactive=False, verbosity=0)
         tmp = Path(os.environ["SPLENDOR_BENCH_WEB_TMP"])
