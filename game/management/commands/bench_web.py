@@ -226,6 +226,8 @@ class Target:
     # knows nothing of games); True sends all of a game's screens to one (one that routes
     # by room code, as the README's proxy configuration does).
     by_game: bool = False
+    # Whether the server has let go of these games' closed sockets; None: not seen.
+    released: Callable[[list[Table]], bool] | None = None
     numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     lock: threading.Lock = field(default_factory=threading.Lock)
     ahead: deque[Table] = field(default_factory=deque)  # dealt before measuring (deal_ahead)
@@ -465,6 +467,31 @@ def memory_per_socket(target: Target, count: int) -> float:
     finally:
         for ws in idle:
             ws.close()
+        wait_released(target, tables)
+
+
+def wait_released(target: Target, tables: list[Table]) -> None:
+    """Wait until the server has let go of these games' closed sockets (as far as the
+    client can see it), so that the next measurement does not start behind that work."""
+    deadline = clock() + WAIT
+    while target.released is not None and not target.released(tables):
+        if clock() > deadline:
+            raise CommandError(f"{target.name}: closed sockets still held after {WAIT:g} s")
+        time.sleep(0.05)
+
+
+def seats_released(tables: list[Table]) -> bool:
+    """No phone of these (project) games still counts as present: the server has
+    handled each of their sockets' ends (game.presence)."""
+    from django.db import connection
+
+    from game.models import Game, Presence
+
+    try:
+        games = Game.objects.filter(code__in=[t.code for t in tables]).values("pk")
+        return not Presence.objects.filter(game_id__in=games).exists()
+    finally:
+        connection.close()
 
 
 # ---------------------------------------------------------------- the command
@@ -619,9 +646,9 @@ class Command(BaseCommand):
         tmp = Path(os.environ["SPLENDOR_BENCH_WEB_TMP"])
         results: dict[str, dict[str, Any]] = {}
         with client_cpus(cpus, server_cpu):
-            for name, app, deal in (
-                ("project", PROJECT_APP, project_table),
-                ("bare", BARE_APP, bare_table),
+            for name, app, deal, released in (
+                ("project", PROJECT_APP, project_table, seats_released),
+                ("bare", BARE_APP, bare_table, None),
             ):
                 log = tmp / f"{name}.log"
                 env = self.server_env()
@@ -630,6 +657,7 @@ class Command(BaseCommand):
                 with daphne(app, env, log, Path(settings.BASE_DIR), server_cpu) as server:
                     try:
                         target = Target(name, [server], deal, options["ping_every"])
+                        target.released = released
                         results[name] = self.measure_target(target, options)
                     except (Closed, OSError) as error:
                         raise CommandError(f"{name}: {error}\n{log_tail(log)}") from None
@@ -649,6 +677,9 @@ class Command(BaseCommand):
                 raise CommandError(f"{target.name}: {left_out[0]}")
             # First, while the server has freed nothing it could reuse for the new sockets.
             memory = memory_per_socket(target, options["idle_sockets"])
+            for player in players:  # whatever the closing left queued has been handled
+                for ws in player.screens:
+                    ws.settle(clock() + WAIT)
             for label, games, period in (
                 ("alone", 1, None),
                 ("busy", options["busy_games"], None),
