@@ -15,15 +15,11 @@ import contextlib
 import json
 import re
 import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from game.management.loopback import LOOPBACK, daphne, free_port
+from game.management.loopback import LOOPBACK, Server, daphne, free_port, serve
 from tests.web.test_restart import BASE_DIR, MiniWebSocket, environment, http_get, run_python
 from tests.web.test_scale_out import (
     REDIS_URL,
@@ -54,12 +50,12 @@ def readme_nginx(proxy: int, workers: tuple[int, int]) -> str:
     return text
 
 
-@contextlib.contextmanager
-def nginx(config: str, port: int, folder: Path) -> Iterator[None]:
-    """Run nginx in the foreground with this http configuration, its files in `folder`."""
+def nginx(config: str, port: int, folder: Path) -> contextlib.AbstractContextManager[Server]:
+    """Run nginx in the foreground with this http configuration, its files in `folder`
+    (started and stopped as the project's own servers are: game.management.loopback)."""
     temporary = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     main = (
-        f"daemon off;\npid {folder / 'nginx.pid'};\nerror_log {folder / 'error.log'};\n"
+        f"daemon off;\npid {folder / 'nginx.pid'};\nerror_log stderr;\n"
         f"events {{}}\nhttp {{\n    access_log {folder / 'access.log'};\n"
         + "".join(f"    {name}_temp_path {folder / name};\n" for name in temporary)
         + config
@@ -67,25 +63,9 @@ def nginx(config: str, port: int, folder: Path) -> Iterator[None]:
     )
     conf = folder / "nginx.conf"
     conf.write_text(main)
-    process = subprocess.Popen(
-        ["nginx", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, (folder / "error.log").read_text()[-2000:]
-            with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port)):
-                break
-            assert time.monotonic() < deadline, "nginx did not listen"
-            time.sleep(0.05)
-        yield
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    binary = shutil.which("nginx")
+    assert binary is not None
+    return serve([binary, "-c", str(conf)], port, {}, folder / "nginx.log", folder)
 
 
 def rooms_served(log: Path) -> set[str]:

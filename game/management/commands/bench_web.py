@@ -656,8 +656,9 @@ class Command(BaseCommand):
                     env.pop("DJANGO_SETTINGS_MODULE", None)
                 with daphne(app, env, log, Path(settings.BASE_DIR), server_cpu) as server:
                     try:
-                        target = Target(name, [server], deal, options["ping_every"])
-                        target.released = released
+                        target = Target(
+                            name, [server], deal, options["ping_every"], released=released
+                        )
                         results[name] = self.measure_target(target, options)
                     except (Closed, OSError) as error:
                         raise CommandError(f"{name}: {error}\n{log_tail(log)}") from None
