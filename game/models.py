@@ -6,7 +6,9 @@ rebuild a game (seed, moves, snapshot) and who sits where.
 
 from __future__ import annotations
 
+import json
 import secrets
+from typing import Any
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -38,6 +40,33 @@ def new_rejoin_code() -> str:
 def new_seed() -> int:
     """Return a random seed that fits a signed 64-bit column."""
     return secrets.randbits(63)
+
+
+class SnapshotField(models.TextField):  # type: ignore[type-arg]
+    """JSON kept as plain text, read and written as Python data like a JSONField.
+
+    PostgreSQL's jsonb parses the snapshot on every write and prints it again on
+    every read: for the writer's one row per action that doubled PostgreSQL's CPU
+    (580 µs a transaction against 263 µs as text, a 1.2 KB snapshot) and nothing
+    queries inside the snapshot. Compact separators keep the row small.
+    """
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+    def to_python(self, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    def get_prep_value(self, value: Any) -> Any:
+        return None if value is None else dumps_snapshot(value)
+
+    def value_to_string(self, obj: Any) -> str:
+        return dumps_snapshot(self.value_from_object(obj))
+
+
+def dumps_snapshot(value: Any) -> str:
+    """The text a snapshot is stored as."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 class Card(models.Model):
@@ -91,7 +120,7 @@ class Game(models.Model):
     house_no_gold_small = models.BooleanField(default=False)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.LOBBY)
     # The engine's JSON snapshot, set when the game starts.
-    state = models.JSONField(null=True, blank=True)
+    state = SnapshotField(null=True, blank=True)
     # Compare-and-swap: incremented on every applied move; an action built on an
     # older version is refused instead of being applied twice.
     version = models.PositiveIntegerField(default=0)

@@ -576,8 +576,9 @@ def pending_bot_turns() -> list[tuple[int, int]]:
     by_game: dict[int, set[int]] = {}
     for game_id, position in bots.values_list("game_id", "position"):
         by_game.setdefault(game_id, set()).add(position)
-    games = Game.objects.filter(pk__in=by_game).values_list("pk", "version", "state__current")
-    return [(pk, version) for pk, version, current in games if current in by_game[pk]]
+    games = Game.objects.filter(pk__in=by_game).values_list("pk", "version", "state")
+    snapshots: list[tuple[int, int, Any]] = list(games)  # the state is JSON data
+    return [(pk, v) for pk, v, state in snapshots if state and state["current"] in by_game[pk]]
 
 
 def resume_bot_turns() -> int:

@@ -7,7 +7,7 @@ statement, against 0.05 ms for the statement itself), so the SQL is written out
 once per database vendor and run through a cursor. The rows still become model
 instances (`Model.from_db`), so the rest of the code sees the same Game and Seat
 objects; values are converted and adapted by the fields themselves, which keeps
-SQLite and PostgreSQL (jsonb, booleans, time zones) right. The timestamps are
+SQLite and PostgreSQL (JSON text, booleans, time zones) right. The timestamps are
 left out of the read (deferred: loaded only if something reads them).
 tests/web/test_store.py compares every read and write with the ORM's, on both.
 """
@@ -19,10 +19,10 @@ from functools import cache
 from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, DateTimeField, Field, JSONField, Model
+from django.db.models import BooleanField, DateTimeField, Field, Model
 from django.utils import timezone
 
-from game.models import Game, Move, Seat
+from game.models import Game, Move, Seat, SnapshotField
 
 
 def _columns(model: type[Model]) -> tuple[Field[Any, Any], ...]:
@@ -82,12 +82,12 @@ def _statements(vendor: str) -> dict[str, str]:
 
 def _python(field: Field[Any, Any], value: Any) -> Any:
     """A column's value as the ORM would give it (SQLite keeps booleans as 0/1, and
-    both vendors hand JSON over as text)."""
+    the snapshot is JSON text)."""
     if value is None:
         return None
     if isinstance(field, BooleanField):
         return bool(value)
-    if isinstance(field, JSONField) and isinstance(value, str | bytes):
+    if isinstance(field, SnapshotField):
         return json.loads(value)
     return value
 
@@ -121,7 +121,7 @@ def lock_game(game_id: int) -> tuple[Game, list[Seat]] | None:
 
 
 def _adapt(model: type[Model], name: str, value: Any) -> Any:
-    """A value as the field would send it (jsonb on PostgreSQL, text on SQLite)."""
+    """A value as the field would send it (the snapshot as JSON text, time zones)."""
     field = model._meta.get_field(name)
     assert isinstance(field, Field)
     return field.get_db_prep_save(value, connection)

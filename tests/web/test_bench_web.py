@@ -82,6 +82,8 @@ def test_quick_bench_compares_two_workers_with_one() -> None:
         rows = [line for line in lines if re.match(rf"Round \d, {start}", line)]
         assert len(rows) == 3, (start, lines)
         assert all(" 0 games stopped" in row for row in rows), rows
+        # PostgreSQL's share, from its server processes (on this host).
+        assert all(re.search(r", PostgreSQL [\d.]+ ms;", row) for row in rows), rows
     for kind in ("spread", "by game"):
         ratio = rf"^Two workers \({kind}\) / one worker: [\d.]+x"
         assert re.search(ratio, "\n".join(lines), re.M), lines

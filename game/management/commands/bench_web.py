@@ -374,6 +374,7 @@ class Phase:
     replaced: int
     errors: list[str]
     load: str
+    database_cpu: float | None = None  # PostgreSQL's, in the two-worker part
 
     @property
     def rate(self) -> float:
@@ -819,7 +820,8 @@ class Command(BaseCommand):
                 self.line(
                     f"Round {round_}, {name}: "
                     f"{phase.rate:,.1f} actions/s, p99 {ms(percentile(phase.latencies, 0.99))}, "
-                    f"server CPU {ms(phase.cpu / max(1, phase.actions))} an action; "
+                    f"server CPU {ms(phase.cpu / max(1, phase.actions))} an action"
+                    f"{per_action(phase.database_cpu, phase.actions, ', PostgreSQL')}; "
                     f"{len(phase.errors)} games stopped; load average {phase.load}"
                     + (f"; {phase.errors[0]}" if phase.errors else "")
                 )
@@ -859,7 +861,9 @@ class Command(BaseCommand):
             try:
                 left_out = add_players(target, players, options["busy_games"])
                 target.deal_ahead(math.ceil(options["busy_games"] * options["seconds"] * REPLACED))
+                before = backends_cpu()
                 phase = measure(target, players, options["seconds"])
+                phase.database_cpu = database_cpu(before)
                 phase.errors += left_out
             except (Closed, OSError) as error:
                 raise CommandError(f"{workers} workers: {error}") from None
@@ -870,6 +874,36 @@ class Command(BaseCommand):
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def backends_cpu() -> dict[int, float]:
+    """The CPU so far of each PostgreSQL server process (backend) of this database,
+    but this process's own; empty where /proc cannot show them (another host)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid()"
+        )
+        pids = [pid for (pid,) in cursor.fetchall()]
+    seen: dict[int, float] = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            seen[pid] = cpu_seconds(pid)
+    return seen
+
+
+def database_cpu(before: dict[int, float]) -> float | None:
+    """PostgreSQL's CPU seconds for this database since `before` (backends_cpu)."""
+    now = backends_cpu()
+    if not now:
+        return None
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in now.items())
+
+
+def per_action(seconds: float | None, actions: int, label: str) -> str:
+    return "" if seconds is None else f"{label} {ms(seconds / max(1, actions))}"
 
 
 @contextlib.contextmanager
