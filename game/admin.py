@@ -21,7 +21,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from game.engine.vocabulary import GEM_COLOURS
-from game.models import Card, Game, Move, Noble, Seat
+from game.models import Card, Game, Move, Noble, Seat, dumps_snapshot
 
 
 class ViewOnly:
@@ -71,8 +71,13 @@ class GameAdmin(admin.ModelAdmin):
         fields = ["code", "status", "version", "first_player", "house_no_gold_small"]
         fields += ["next_game", "created_at", "updated_at"]
         if obj is not None and obj.status == Game.Status.OVER:
-            fields += ["seed", "state"]  # the deck order no longer matters
+            fields += ["seed", "snapshot"]  # the deck order no longer matters
         return fields
+
+    @admin.display(description=_("Snapshot"))
+    def snapshot(self, game: Game) -> str:
+        """The engine's state as it is stored: JSON."""
+        return dumps_snapshot(game.state)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[Any]:
         return self.get_fields(request, obj)

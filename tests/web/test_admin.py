@@ -103,13 +103,14 @@ def test_a_game_in_progress_shows_seats_and_moves_but_not_its_secrets(
     assert 'name="_save"' not in page  # view only
 
 
-def test_a_finished_game_shows_its_seed(
+def test_a_finished_game_shows_its_seed_and_snapshot(
     admin_on: None, admin_client: Client, played: Table
 ) -> None:
     Game.objects.filter(pk=played.game_id).update(status=Game.Status.OVER)
     game = Game.objects.get(pk=played.game_id)
     page = admin_client.get(f"/admin/game/game/{game.pk}/change/").content.decode()
     assert str(game.seed) in page
+    assert f"&quot;current&quot;:{game.state['current']}," in page  # as stored: JSON
 
 
 @pytest.mark.parametrize(
