@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from html import unescape
+
 import pytest
 from django.template import engines
 from django.utils import translation
 from jinja2 import TemplateSyntaxError
+
+from game import jinja
 
 
 def _render(source: str, **context: object) -> str:
@@ -80,3 +84,17 @@ def test_a_fragment_keeps_its_globals_as_one_plain_dict() -> None:
     assert type(template.globals) is dict
     assert template.globals == env.globals
     assert {"url", "static", "range"} <= set(template.globals)
+
+
+def test_a_fragment_past_latin_1_is_written_with_character_references() -> None:
+    """One wide character makes Python store a whole string two or four bytes a
+    character: the fragments a server remembers stay one byte a character."""
+    wide = '<p title="Ελένη’s ★">♠ ♥ ◇ ♣ ≈ Łukasz 👨‍👩‍👧 Jyväskylä Straße</p>'
+    narrowed = jinja.narrow(wide)
+    narrowed.encode("latin-1")  # raises if a character past Latin-1 is left
+    assert "Jyväskylä Straße" in narrowed  # Finnish and German letters stay as they are
+    assert unescape(narrowed) == wide
+    with translation.override("fi"):
+        rendered = jinja.render("parts/flash.html", {"message": "Ελένη ★ ♠", "oob": True})
+    rendered.encode("latin-1")
+    assert "Ελένη ★ ♠" in unescape(rendered)

@@ -10,9 +10,10 @@ from django.utils.safestring import mark_safe
 
 from game import jinja, regions
 
-# Parts are HTML already (rendered regions), as the screens hand them over.
+# Parts are HTML already (rendered regions, past Latin-1 as character references), as
+# the screens hand them over.
 PARTS = {
-    "first": mark_safe('<p id="first">Ελένη &amp; <b>Łukasz</b> 🦊</p>'),
+    "first": mark_safe(jinja.narrow('<p id="first">Ελένη &amp; <b>Łukasz</b> 🦊</p>')),
     "second": mark_safe('<p id="second">x\x01y</p>'),
     "third": mark_safe(""),
 }
