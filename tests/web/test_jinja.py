@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from html import unescape
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.template import engines
 from django.utils import translation
 from jinja2 import TemplateSyntaxError
@@ -98,3 +100,12 @@ def test_a_fragment_past_latin_1_is_written_with_character_references() -> None:
         rendered = jinja.render("parts/flash.html", {"message": "Ελένη ★ ♠", "oob": True})
     rendered.encode("latin-1")
     assert "Ελένη ★ ♠" in unescape(rendered)
+
+
+def test_no_fragment_holds_a_script_or_style() -> None:
+    """There a character reference (jinja.narrow) would be read as text, not a character."""
+    fragments = sorted((Path(settings.BASE_DIR) / "templates" / "jinja2").rglob("*.html"))
+    assert len(fragments) > 30
+    for fragment in fragments:
+        text = fragment.read_text().lower()
+        assert "<script" not in text and "<style" not in text, fragment
