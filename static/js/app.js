@@ -247,10 +247,17 @@
     });
     // A sheet is the same on and off turn: its actions wait for this phone's turn
     // (the server refuses them at any other time anyway).
+    // During this phone's own step of returning gems or choosing a noble, the note
+    // says to finish that step (one text on the page, not one in every sheet):
+    // "on your turn" would read as if it were not.
     var h = hand();
-    var ready = !!h && h.classList.contains("my-turn") && h.classList.contains("phase-main");
+    var mine = !!h && h.classList.contains("my-turn");
+    var ready = mine && h.classList.contains("phase-main");
     body.querySelectorAll("[data-action]").forEach(function (b) { b.disabled = !ready; });
-    body.querySelectorAll("[data-turn-note]").forEach(function (n) { n.hidden = ready; });
+    body.querySelectorAll("[data-turn-note]").forEach(function (n) {
+      n.hidden = ready;
+      if (mine && !ready) n.textContent = sheet.getAttribute("data-step-note");
+    });
     sheet.hidden = false;
     var first = body.querySelector("button:not([disabled])");
     if (first) first.focus();

@@ -225,6 +225,17 @@ def test_choose_between_two_nobles(recorder: Recorder, tv: Table) -> None:
     # Nothing else can be done meanwhile: no gem picker, no buy or reserve from any sheet.
     expect(phone.page.locator("[data-picker]")).to_have_count(0)
     assert enabled_sheet_actions(phone) == []
+    # A sheet whose actions wait says they wait for this step, not for "your turn".
+    for screen, step in ((phone, True), (other, False)):
+        screen.reach(phone.version())
+        waiting = sheets_with_actions(screen)
+        assert waiting, f"no sheet with actions to read the note on ({screen})"
+        screen.page.locator(f'#hand button[data-open="{waiting[0]}"]').tap()
+        opened = screen.page.locator("#sheet")
+        note = "once this step of your turn is done" if step else "on your turn"
+        expect(opened.locator("[data-turn-note]")).to_have_text(f"You can do this {note}.")
+        opened.locator("[data-close]").tap()
+        expect(opened).to_be_hidden()
     tv.wait_version(before)
     expect(tv.page.locator(".turn-line")).to_contain_text("choosing a noble")
     other.reach(phone.version())
