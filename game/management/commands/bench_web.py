@@ -96,10 +96,30 @@ POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS_DB = 8  # a Redis db index of the benchmark's own, emptied afterwards
 QUICK = {"seconds": 1.5, "games": 6, "busy_games": 3, "idle_sockets": 10}
 SCALE_ROUNDS = 3  # one worker, then two, this many times
+# Part 1 measures the project and the bare server by turns, each phase in this many
+# rounds, so that a slower minute of this shared machine weighs on both.
+ROUNDS = 3
 # Games dealt ahead for a two-worker measurement, per busy game and second measured: a
 # game lasts about 100 actions and a busy game plays 10-25 a second here (the rest, if
 # any, are dealt when needed).
 REPLACED = 0.25
+
+
+def pooled(phases: Sequence[Phase]) -> Phase:
+    """Several measurements of the same games taken together."""
+    traffic = Traffic()
+    for phase in phases:
+        traffic.add(phase.traffic)
+    return Phase(
+        sum(phase.actions for phase in phases),
+        sum(phase.elapsed for phase in phases),
+        sum(phase.cpu for phase in phases),
+        [t for phase in phases for t in phase.latencies],
+        traffic,
+        sum(phase.replaced for phase in phases),
+        [e for phase in phases for e in phase.errors],
+        phases[-1].load,
+    )
 
 
 def pooled_rate(phases: Sequence[Phase]) -> float:
@@ -645,63 +665,89 @@ class Command(BaseCommand):
             f"DEBUG {settings.DEBUG}; {where}"
         )
         tmp = Path(os.environ["SPLENDOR_BENCH_WEB_TMP"])
-        results: dict[str, dict[str, Any]] = {}
-        with client_cpus(cpus, server_cpu):
+        logs = {name: tmp / f"{name}.log" for name in ("project", "bare")}
+        with client_cpus(cpus, server_cpu), contextlib.ExitStack() as servers:
+            targets = {}
             for name, app, deal, released in (
                 ("project", PROJECT_APP, project_table, seats_released),
                 ("bare", BARE_APP, bare_table, None),
             ):
-                log = tmp / f"{name}.log"
                 env = self.server_env()
                 if name == "bare":
                     env.pop("DJANGO_SETTINGS_MODULE", None)
-                with daphne(app, env, log, Path(settings.BASE_DIR), server_cpu) as server:
-                    try:
-                        target = Target(
-                            name, [server], deal, options["ping_every"], released=released
-                        )
-                        results[name] = self.measure_target(target, options)
-                    except (Closed, OSError) as error:
-                        raise CommandError(f"{name}: {error}\n{log_tail(log)}") from None
-                    tail = log_tail(log)
-                    if results[name]["errors"] and tail:
-                        self.line(f"{name} server log, without access lines:\n{tail}")
+                server = servers.enter_context(
+                    daphne(app, env, logs[name], Path(settings.BASE_DIR), server_cpu)
+                )
+                targets[name] = Target(
+                    name, [server], deal, options["ping_every"], released=released
+                )
+            try:
+                results = self.measure_targets(targets, options)
+            except (Closed, OSError) as error:
+                tails = "\n".join(f"{name}: {log_tail(log)}" for name, log in logs.items())
+                raise CommandError(f"{error}\n{tails}") from None
+            for name, log in logs.items():
+                tail = log_tail(log)
+                if results[name]["errors"] and tail:
+                    self.line(f"{name} server log, without access lines:\n{tail}")
         self.print_table(results["project"], results["bare"])
 
-    def measure_target(self, target: Target, options: dict[str, Any]) -> dict[str, Any]:
-        seconds = options["seconds"]
-        players: list[Player] = []
-        left_out: list[str] = []
-        phases: dict[str, Phase] = {}
+    def measure_targets(
+        self, targets: dict[str, Target], options: dict[str, Any]
+    ) -> dict[str, dict[str, Any]]:
+        """Measure each server's memory, then each phase by turns (ROUNDS rounds).
+
+        Both servers run throughout, pinned to the same CPU; the one not measured is
+        idle. A slower spell of the machine then weighs on both, as in part 2."""
+        players: dict[str, list[Player]] = {name: [] for name in targets}
+        left_out: dict[str, list[str]] = {name: [] for name in targets}
+        phases: dict[str, dict[str, Phase]] = {name: {} for name in targets}
+        memory: dict[str, float] = {}
         try:
-            left_out += add_players(target, players, 1)
-            if not players:
-                raise CommandError(f"{target.name}: {left_out[0]}")
-            # First, while the server has freed nothing it could reuse for the new sockets.
-            memory = memory_per_socket(target, options["idle_sockets"])
-            for player in players:  # whatever the closing left queued has been handled
-                for ws in player.screens:
-                    ws.settle(clock() + WAIT)
+            for name, target in targets.items():
+                left_out[name] += add_players(target, players[name], 1)
+                if not players[name]:
+                    raise CommandError(f"{name}: {left_out[name][0]}")
+                # First, while the server has freed nothing it could reuse for new sockets.
+                memory[name] = memory_per_socket(target, options["idle_sockets"])
+                for player in players[name]:  # whatever the closing left queued is handled
+                    for ws in player.screens:
+                        ws.settle(clock() + WAIT)
             for label, games, period in (
                 ("alone", 1, None),
                 ("busy", options["busy_games"], None),
                 ("paced", options["games"], 1.0),
             ):
-                left_out += add_players(target, players, games)
-                phases[label] = phase = measure(target, players[:games], seconds, period)
-                pace = "once a second each" if period else "back to back"
-                self.line(
-                    f"{target.name}: {len(players[:games])} game(s) acting {pace}, "
-                    f"{phase.actions} actions measured, {len(phase.errors)} games stopped"
-                    + (f" ({phase.errors[0]})" if phase.errors else "")
-                )
+                for name, target in targets.items():
+                    left_out[name] += add_players(target, players[name], games)
+                rounds: dict[str, list[Phase]] = {name: [] for name in targets}
+                for _ in range(ROUNDS):
+                    for name, target in targets.items():
+                        window = options["seconds"] / ROUNDS
+                        rounds[name].append(measure(target, players[name][:games], window, period))
+                for name in targets:
+                    phases[name][label] = phase = pooled(rounds[name])
+                    pace = "once a second each" if period else "back to back"
+                    self.line(
+                        f"{name}: {len(players[name][:games])} game(s) acting {pace}, "
+                        f"{phase.actions} actions measured in {ROUNDS} rounds, "
+                        f"{len(phase.errors)} games stopped"
+                        + (f" ({phase.errors[0]})" if phase.errors else "")
+                    )
         finally:
-            for player in players:
+            for player in (p for group in players.values() for p in group):
                 player.close()
-        if left_out:
-            self.line(f"{target.name}: {len(left_out)} games left out: {left_out[0]}")
-        errors = [e for phase in phases.values() for e in phase.errors] + left_out
-        return {**phases, "memory": memory, "errors": errors}
+        results = {}
+        for name in targets:
+            if left_out[name]:
+                self.line(f"{name}: {len(left_out[name])} games left out: {left_out[name][0]}")
+            errors = [e for phase in phases[name].values() for e in phase.errors]
+            results[name] = {
+                **phases[name],
+                "memory": memory[name],
+                "errors": errors + left_out[name],
+            }
+        return results
 
     def print_table(self, project: dict[str, Any], bare: dict[str, Any]) -> None:
         rows: list[tuple[str, float, float, Callable[[float], str], str]] = []
