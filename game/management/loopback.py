@@ -246,7 +246,7 @@ class MiniWebSocket:
                     return message.decode()
         raise Closed("endless fragments")
 
-    def _read_until(self, found: Callable[[str], bool], until: float, what: str) -> None:
+    def read_until(self, found: Callable[[str], bool], until: float, what: str) -> None:
         """Read messages until one is `found`; Closed if none is by `until`."""
         for _message in range(1000):
             left = until - clock()
@@ -267,13 +267,13 @@ class MiniWebSocket:
             match = VERSION.search(message)
             return match is not None and int(match.group(1)) >= version
 
-        self._read_until(shows, until, f"version {version}")
+        self.read_until(shows, until, f"version {version}")
 
     def settle(self, until: float) -> None:
         """Send a heartbeat and read until its answer: whatever the server had queued for
         this screen before it (a newly connected phone shown on the TV) has arrived."""
         self.send_json({"ping": True})
-        self._read_until(lambda message: message == "pong", until, "the heartbeat's answer")
+        self.read_until(lambda message: message == "pong", until, "the heartbeat's answer")
 
     def until_version(self, version: int) -> str:
         """Return the first message whose phone hand shows exactly this version."""

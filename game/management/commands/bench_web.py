@@ -246,8 +246,9 @@ class Target:
     # knows nothing of games); True sends all of a game's screens to one (one that routes
     # by room code, as the README's proxy configuration does).
     by_game: bool = False
-    # Whether the server has let go of these games' closed sockets; None: not seen.
-    released: Callable[[list[Table]], bool] | None = None
+    # Waits on a game's TV, until `until`, for the server to have let go of the game's
+    # closed phones; None: nothing to wait for.
+    released: Callable[[MiniWebSocket, float], None] | None = None
     numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     lock: threading.Lock = field(default_factory=threading.Lock)
     ahead: deque[Table] = field(default_factory=deque)  # dealt before measuring (deal_ahead)
@@ -480,39 +481,48 @@ def memory_per_socket(target: Target, count: int) -> float:
     """The server's RSS growth per socket (bytes) over `count` idle ones, whole games of them."""
     tables = [target.next_table(think=False) for _ in range(math.ceil(count / (SEATS + 1)))]
     before = target.rss()
-    idle: list[MiniWebSocket] = []
+    games: list[list[MiniWebSocket]] = []
     try:
         for slot, table in enumerate(tables):
-            idle += open_screens(target, table, slot)
-        return (target.rss() - before) / len(idle)
-    finally:
-        for ws in idle:
+            games.append(open_screens(target, table, slot))
+        grown = (target.rss() - before) / sum(len(screens) for screens in games)
+    except BaseException:
+        for ws in (ws for screens in games for ws in screens):
             ws.close()
-        wait_released(target, tables)
+        raise
+    release(target, games)
+    return grown
 
 
-def wait_released(target: Target, tables: list[Table]) -> None:
-    """Wait until the server has let go of these games' closed sockets (as far as the
-    client can see it), so that the next measurement does not start behind that work."""
-    deadline = clock() + WAIT
-    while target.released is not None and not target.released(tables):
-        if clock() > deadline:
-            raise CommandError(f"{target.name}: closed sockets still held after {WAIT:g} s")
-        time.sleep(0.05)
+def release(target: Target, games: list[list[MiniWebSocket]]) -> None:
+    """Close these games' screens, phones first, and wait on each TV until the server
+    has let go of the phones, so that the next measurement does not start behind that
+    work."""
+    for screens in games:  # a game's TV comes first (open_screens)
+        for phone in screens[1:]:
+            phone.close()
+    until = clock() + WAIT
+    for tv, *_phones in games:
+        if target.released is not None:
+            target.released(tv, until)
+        tv.close()
 
 
-def seats_released(tables: list[Table]) -> bool:
-    """No phone of these (project) games still counts as present: the server has
-    handled each of their sockets' ends (game.presence)."""
-    from django.db import connection
+# A seat's name line on the TV, with its tags ("away" while no phone holds it).
+PLAYER_HEAD = re.compile(r'id="player-(\d)-head"[^>]*>(.*?)</header>', re.S)
 
-    from game.models import Game, Presence
 
-    try:
-        games = Game.objects.filter(code__in=[t.code for t in tables]).values("pk")
-        return not Presence.objects.filter(game_id__in=games).exists()
-    finally:
-        connection.close()
+def phones_shown_away(tv: MiniWebSocket, until: float) -> None:
+    """Read a (project) game's TV until it shows every seat away: the server has handled
+    each of the game's phone sockets closing (game.presence)."""
+    away: dict[str, bool] = {}
+
+    def all_away(message: str) -> bool:
+        for seat, head in PLAYER_HEAD.findall(message):
+            away[seat] = 'class="tag away"' in head
+        return len(away) == SEATS and all(away.values())
+
+    tv.read_until(all_away, until, "every seat shown away")
 
 
 # ---------------------------------------------------------------- the command
@@ -669,7 +679,7 @@ class Command(BaseCommand):
         with client_cpus(cpus, server_cpu), contextlib.ExitStack() as servers:
             targets = {}
             for name, app, deal, released in (
-                ("project", PROJECT_APP, project_table, seats_released),
+                ("project", PROJECT_APP, project_table, phones_shown_away),
                 ("bare", BARE_APP, bare_table, None),
             ):
                 env = self.server_env()
