@@ -88,7 +88,7 @@ def _python(field: Field[Any, Any], value: Any) -> Any:
     if isinstance(field, BooleanField):
         return bool(value)
     if isinstance(field, SnapshotField):
-        return json.loads(value)
+        return field.from_db_value(value, None, connection)
     return value
 
 

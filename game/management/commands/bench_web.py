@@ -122,12 +122,6 @@ def pooled(phases: Sequence[Phase]) -> Phase:
     )
 
 
-def pooled_rate(phases: Sequence[Phase]) -> float:
-    """Actions a second over several measurements taken together."""
-    elapsed = sum(phase.elapsed for phase in phases)
-    return sum(phase.actions for phase in phases) / elapsed if elapsed else 0.0
-
-
 # ---------------------------------------------------------------- figures
 
 
@@ -881,9 +875,9 @@ class Command(BaseCommand):
                     f"{len(phase.errors)} games stopped; load average {phase.load}"
                     + (f"; {phase.errors[0]}" if phase.errors else "")
                 )
-        one = pooled_rate(phases["one"])
+        one = pooled(phases["one"]).rate
         for kind in ("spread", "by game"):
-            two = pooled_rate(phases[kind])
+            two = pooled(phases[kind]).rate
             rounds = ", ".join(
                 f"{b.rate / a.rate:.2f}x" if a.rate else "-"
                 for a, b in zip(phases["one"], phases[kind], strict=True)
