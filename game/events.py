@@ -21,7 +21,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 
 from game.engine import GameState
-from game.engine.projection import TABLE, view_for
+from game.engine.projection import TABLE, Viewer, views_for
 from game.readmodel import Room
 
 logger = logging.getLogger(__name__)
@@ -50,16 +50,18 @@ def messages(
     lost its seat); `gone` are seats removed by this change; `log` the game's
     recent turns (game.history.encode_recent), the same for every screen.
     """
-    table = view_for(state, TABLE) if state is not None else None
+    held = {seat.id: "" if seat.is_bot else holders.get(seat.id, "") for seat in room.seats}
+    viewers: list[Viewer] = [TABLE, *(s.position for s in room.seats if held[s.id])]
+    views = views_for(state, viewers) if state is not None else {}
     sent: list[tuple[str, dict[str, Any]]] = [
         (
             table_group(room.id),
-            {"type": "table.changed", "room": room, "view": table, "log": log},
+            {"type": "table.changed", "room": room, "view": views.get(TABLE), "log": log},
         )
     ]
     for seat in room.seats:
-        holder = "" if seat.is_bot else holders.get(seat.id, "")
-        view = view_for(state, seat.position) if holder and state is not None else None
+        holder = held[seat.id]
+        view = views.get(seat.position) if holder else None
         sent.append(
             (
                 seat_group(room.id, seat.id),

@@ -24,7 +24,7 @@ from django.template import engines
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from jinja2 import ChainableUndefined, Environment, Template, nodes, pass_context
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.ext import Extension
@@ -67,7 +67,7 @@ def render(template: str, context: dict[str, Any]) -> SafeString:
     """Render a fragment (a name under templates/jinja2/) in the active language.
 
     The result is HTML (escaped where it must be), safe to put into a page."""
-    return mark_safe(narrow(_template(template).render(context)))
+    return SafeString(narrow(_template(template).render(context)))
 
 
 # A character past Latin-1: the colour marks (♠ ♥ ◇ ♣ ≈), the points' star, the

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from sys import intern
 from typing import Any, TypeVar
 
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from game import jinja
 from game.languages import current as _language
@@ -28,7 +27,14 @@ from game.languages import current as _language
 # hundred games changing every second, by our estimate 4,096 would turn over within
 # a few seconds, about as often as a game changes.
 _CACHE_SIZE = 16384
-_cache: OrderedDict[Hashable, Any] = OrderedDict()
+# Least recently used go first, by generations: a hit in the young generation is one
+# dict lookup (a key is a tuple, hashed again at every lookup, and an ordered dict's
+# move to the end hashed it twice). An entry found in the old generation moves to the
+# young one; when the young one is full, the old one is dropped and the young one
+# becomes old. At most _CACHE_SIZE entries, and every entry used since the last
+# turnover is kept.
+_young: dict[Hashable, Any] = {}
+_old: dict[Hashable, Any] = {}
 T = TypeVar("T")
 
 
@@ -61,21 +67,28 @@ def freeze(value: Any) -> Hashable:
 
 def remember(key: Hashable, make: Callable[[], T]) -> T:
     """Make once per key and language, then reuse (least recently used go first)."""
+    global _young, _old
     full_key = (key, _language())
-    found = _cache.get(full_key)
+    found = _young.get(full_key)
     if found is None:
-        found = make()
-        _cache[full_key] = found
-        if len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    else:
-        _cache.move_to_end(full_key)
+        found = _old.pop(full_key, None)
+        if found is None:
+            found = make()
+        _young[full_key] = found
+        if len(_young) >= _CACHE_SIZE // 2:
+            _young, _old = {}, _young
     return found  # type: ignore[no-any-return]
+
+
+def _safe(html: str) -> SafeString:
+    """HTML marked safe: Django's mark_safe, without its checks for lazy strings (it
+    runs for every region of every screen at every change)."""
+    return html if type(html) is SafeString else SafeString(html)
 
 
 def cached(key: Hashable, render: Callable[[], str]) -> SafeString:
     """Render once per key and language, then reuse (least recently used go first)."""
-    return remember(key, lambda: mark_safe(render()))
+    return remember(key, lambda: _safe(render()))
 
 
 def render(template: str, context: dict[str, Any]) -> SafeString:
@@ -109,13 +122,13 @@ def around(
     """
 
     def skeleton() -> list[str]:
-        marks = {i: mark_safe(f"{_MARK}{i}{_MARK}") for i in parts}
+        marks = {i: SafeString(f"{_MARK}{i}{_MARK}") for i in parts}
         return jinja.render(template, context(marks)).split(_MARK)
 
     found = remember(("around", template, key, tuple(parts)), skeleton)
     filled = found.copy()  # literal text at even places, part ids at odd ones
     filled[1::2] = [parts[i] for i in found[1::2]]
-    return mark_safe("".join(filled))
+    return SafeString("".join(filled))
 
 
 def absent(region_id: str) -> str:
@@ -124,7 +137,8 @@ def absent(region_id: str) -> str:
 
 
 def clear() -> None:
-    _cache.clear()
+    _young.clear()
+    _old.clear()
 
 
 def oob(html: str, region_id: str) -> str:

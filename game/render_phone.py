@@ -12,7 +12,8 @@ from functools import partial
 from typing import Any
 
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
+from markupsafe import escape
 
 from game import history, jinja, present, regions
 from game.engine.actions import BUY, PASS, RETURN, TAKE, Action
@@ -401,13 +402,11 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
     status_html, status_parts = status_with_items(room, view, log, oob=False)
     found: dict[str, str] = {
         "status": status_html,
-        "hand-meta": format_html(
-            '<div id="hand-meta" hidden data-version="{}" data-my-turn="{}"'
-            ' data-class="hand phase-{}{}"></div>',
-            room.version,
-            "1" if my_turn else "0",
-            phase,
-            " my-turn" if my_turn else "",
+        # Written out, not format_html: made for every phone at every change.
+        "hand-meta": SafeString(
+            f'<div id="hand-meta" hidden data-version="{int(room.version)}"'
+            f' data-my-turn="{"1" if my_turn else "0"}"'
+            f' data-class="hand phase-{escape(phase)}{" my-turn" if my_turn else ""}"></div>'
         ),
     }
     if room.next_code:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
+from markupsafe import escape
 
 from game import history, jinja, present, regions
 from game.bot_levels import STAND_IN_CHOICES, hard_bot_choices, seconds_label
@@ -252,18 +252,19 @@ def _table_screen(
 ) -> regions.Screen:
     csrf = csrf if is_host else ""
     qr: dict[str, Any] = {}
-    meta = {"version": room.version, "status": room.status, "current": -1, "acted_last": -1}
+    current = acted_last = -1
     if view is not None:
         # Which panel is highlighted travels here, so a panel is re-sent only when
         # that player's holdings change (app.js sets the classes).
-        meta["current"] = view.current if view.phase != "over" else -1
-        meta["acted_last"] = view.last_turn_seat
+        current = view.current if view.phase != "over" else -1
+        acted_last = view.last_turn_seat
+    status = escape(room.status)
     found: dict[str, str] = {
-        "screen-meta": format_html(
-            '<div id="screen-meta" hidden data-version="{version}" data-status="{status}"'
-            ' data-class="screen screen-{status}" data-current="{current}"'
-            ' data-acted-last="{acted_last}"></div>',
-            **meta,
+        # Written out, not format_html: made for every table screen at every change.
+        "screen-meta": SafeString(
+            f'<div id="screen-meta" hidden data-version="{int(room.version)}"'
+            f' data-status="{status}" data-class="screen screen-{status}"'
+            f' data-current="{int(current)}" data-acted-last="{int(acted_last)}"></div>'
         )
     }
     if room.next_code and is_host:

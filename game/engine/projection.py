@@ -6,6 +6,7 @@ another seat's blind-reserved card cannot reach a template by accident.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import NamedTuple
@@ -13,7 +14,7 @@ from typing import NamedTuple
 from game.engine.actions import Action
 from game.engine.cards import card, noble
 from game.engine.colours import GEMS, NAMES
-from game.engine.rules import can_afford, legal_actions, outcome, payments
+from game.engine.rules import affordable, legal_actions, outcome, payments
 from game.engine.state import EMPTY, GameState, Outcome, PlayerState
 
 TABLE = "table"
@@ -156,14 +157,39 @@ def player_view(seat: int, player: PlayerState, viewer: Viewer) -> PlayerView:
 
 def view_for(state: GameState, viewer: Viewer) -> GameView:
     """Return what `viewer` (a seat number, TABLE or SPECTATOR) may see now."""
+    return views_for(state, (viewer,))[viewer]
+
+
+def views_for(state: GameState, viewers: Iterable[Viewer]) -> dict[Viewer, GameView]:
+    """Return what each viewer may see now, as `view_for` would, sharing what they share.
+
+    Everyone sees the same public game: a seat's view differs only in its own panel
+    (its blind reserves face up) and what only it is told (its hand, legal actions and
+    payments). The public part is made once for all (a change makes five views).
+    """
+    for viewer in viewers:
+        _check_viewer(state, viewer)
+    public = _public_view(state)
+    return {
+        viewer: _with_seat_extras(state, public, viewer)
+        if isinstance(viewer, int)
+        else replace(public, viewer=viewer)
+        for viewer in viewers
+    }
+
+
+def _check_viewer(state: GameState, viewer: Viewer) -> None:
     is_seat = isinstance(viewer, int) and not isinstance(viewer, bool)
     if not is_seat and viewer not in (TABLE, SPECTATOR):  # also refuses True/False
         raise ValueError(f"Unknown viewer {viewer!r}.")
     if is_seat and not 0 <= int(viewer) < state.num_players:
         raise ValueError(f"There is no seat {viewer}.")
-    players = tuple(player_view(s, p, viewer) for s, p in enumerate(state.players))
-    view = GameView(
-        viewer=viewer,
+
+
+def _public_view(state: GameState) -> GameView:
+    """The game as the table sees it: every blind reserve face down."""
+    return GameView(
+        viewer=TABLE,
         version=state.moves,
         phase=state.phase,
         current=state.current,
@@ -176,7 +202,7 @@ def view_for(state: GameState, viewer: Viewer) -> GameView:
         ),
         deck_counts=tuple(len(d) for d in state.decks),
         nobles=tuple(noble_view(n) for n in state.nobles),
-        players=players,
+        players=tuple(player_view(s, p, TABLE) for s, p in enumerate(state.players)),
         to_return=state.to_return,
         noble_choices=tuple(state.noble_choices),
         last_turn_seat=state.last_turn_seat,
@@ -185,22 +211,26 @@ def view_for(state: GameState, viewer: Viewer) -> GameView:
         quiet_rounds=state.quiet_rounds,
         outcome=outcome(state),
     )
-    if not isinstance(viewer, int):
-        return view
-    return _with_seat_extras(state, view, viewer)
 
 
-def _with_seat_extras(state: GameState, view: GameView, seat: int) -> GameView:
-    """Add what only this seat sees: its hand, its legal actions, what it can afford."""
+def _with_seat_extras(state: GameState, public: GameView, seat: int) -> GameView:
+    """The seat's view: the public one with its own panel (blind reserves face up), and
+    what only it sees: its hand, its legal actions, what it can afford."""
     player = state.players[seat]
+    players = public.players
+    if any(player.blind):  # otherwise its panel is the same as everyone sees
+        own = player_view(seat, player, seat)
+        players = (*players[:seat], own, *players[seat + 1 :])
     offered = [c for row in state.market for c in row if c != EMPTY] + player.reserved
-    affordable = frozenset(c for c in offered if can_afford(player, c))
-    ways = tuple((c, tuple(p)) for c in sorted(affordable) if (p := payments(player, c)))
+    can_buy = frozenset(affordable(player, offered))
+    ways = tuple((c, tuple(p)) for c in sorted(can_buy) if (p := payments(player, c)))
     on_turn = seat == state.current and not state.is_over
     return replace(
-        view,
-        me=view.players[seat],
+        public,
+        viewer=seat,
+        players=players,
+        me=players[seat],
         legal=tuple(legal_actions(state)) if on_turn else (),
-        affordable=affordable,
+        affordable=can_buy,
         payments=ways,
     )

@@ -20,9 +20,11 @@ from game.engine.projection import (
     ReservedView,
     Viewer,
     view_for,
+    views_for,
 )
 from game.engine.state import EMPTY, MAIN
 from tests.engine.builder import play, position
+from tests.engine.playouts import many_positions
 
 # ---------------------------------------------------------------- helpers
 
@@ -264,3 +266,28 @@ def test_views_are_immutable_and_versioned() -> None:
     play(state, "take:wug")
     assert view_for(state, TABLE).version == view.version + 1
     assert view_for(state, TABLE).phase == MAIN
+
+
+def test_views_made_together_are_those_made_one_at_a_time() -> None:
+    """The writer makes every audience's view of a change at once (views_for), sharing
+    the public part: each must still be exactly that viewer's view, and leak nothing."""
+    blind_positions = 0
+    for state in many_positions(games=6, max_moves=200):
+        viewers: list[Viewer] = [TABLE, SPECTATOR, *range(state.num_players)]
+        together = views_for(state, viewers)
+        assert list(together) == viewers
+        for viewer in viewers:
+            alone = views_for(state, (viewer,))[viewer]
+            assert together[viewer] == alone
+            assert_no_leak(state, together[viewer])
+        blind_positions += any(any(p.blind) for p in state.players)
+        for seat in range(state.num_players):
+            others = [p for s, p in enumerate(together[seat].players) if s != seat]
+            assert others == [p for s, p in enumerate(together[TABLE].players) if s != seat]
+    assert blind_positions > 0  # the positions include blind reserves
+
+
+def test_views_for_refuses_an_unknown_viewer_among_known_ones() -> None:
+    state = new_game(2, seed=5)
+    with pytest.raises(ValueError):
+        views_for(state, (TABLE, 0, 2))
