@@ -245,7 +245,8 @@ class Shown:
     def frame(self, screen: Screen, force: bool = False) -> str:
         """Return what to send so the browser shows `screen` ("" when nothing changed)."""
         layout = tuple(screen.regions)
-        shown = self.qr_codes
+        # The QR codes the browser shows before this frame (only a screen with some asks).
+        shown = self.qr_codes if screen.qr else frozenset()
         if force or layout != self.layout:
             self.layout = _shared(layout)
             self.digests = _digests(screen.regions.values())
@@ -255,39 +256,40 @@ class Shown:
                 self._note_qr_codes(rid, html)
             self.items = {rid: _items(items) for rid, (_, items) in screen.lists.items()}
             return _fill(screen.full(), screen.qr, shown)
-        parts = [
-            self._list(index, rid, *screen.lists[rid], html)
-            if rid in screen.lists
-            else self._region(index, rid, html)
-            for index, (rid, html) in enumerate(screen.regions.items())
-        ]
+        # Every region's hash at once; only the regions whose hash changed are looked at
+        # (most of a screen's regions are as they were at each change).
+        digests = _digests(screen.regions.values())
+        parts = []
+        if digests != self.digests:
+            htmls = tuple(screen.regions.values())
+            parts = [
+                self._changed(self.layout[index], htmls[index], screen.lists)
+                for index, (new, old) in enumerate(zip(digests, self.digests, strict=True))
+                if new != old
+            ]
+            self.digests = digests
         parts += self._sheets(screen.sheets)
         return _fill("".join(parts), screen.qr, shown)
 
-    def _region(self, index: int, rid: str, html: str) -> str:
+    def _changed(self, rid: str, html: str, lists: dict[str, tuple[str, dict[str, str]]]) -> str:
+        """What to send for a region whose HTML changed."""
         if rid.startswith(STATIC):
             return ""
-        digest = hash(html)
-        if self.digests[index] == digest:
-            return ""
-        self.digests[index] = digest
+        if rid in lists:
+            return self._list(rid, *lists[rid], html)
         self.items.pop(rid, None)  # no longer shown as a list (see _list)
         self._note_qr_codes(rid, html)
         return oob(html, rid)
 
-    def _list(self, index: int, rid: str, list_id: str, items: dict[str, str], html: str) -> str:
+    def _list(self, rid: str, list_id: str, items: dict[str, str], html: str) -> str:
         """What turns the list the browser shows into `items`: new items at the top,
         changed ones replaced, gone ones deleted."""
-        digest = hash(html)
-        if self.digests[index] == digest:
-            return ""
         known = self.items.get(rid)
+        self.items[rid] = _items(items)
+        self._note_qr_codes(rid, html)  # an item may have brought or taken a QR code
         if known is None or (not list_id and known[0] != tuple(items)):
             # Not shown as this list yet, or other items: the whole region.
-            sent = self._region(index, rid, html)
-            self.items[rid] = _items(items)
-            return sent
-        self.digests[index] = digest
+            return oob(html, rid)
         before = dict(zip(*known, strict=True))
         fresh = [html for iid, html in items.items() if iid not in before]
         parts = (
@@ -303,8 +305,6 @@ class Shown:
             for iid in before
             if iid not in items
         ]
-        self.items[rid] = _items(items)
-        self._note_qr_codes(rid, html)  # an item may have brought or taken a QR code
         return "".join(parts)
 
     def _note_qr_codes(self, rid: str, html: str) -> None:
