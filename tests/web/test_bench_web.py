@@ -89,3 +89,17 @@ def test_quick_bench_compares_two_workers_with_one() -> None:
     for kind in ("spread", "by game"):
         ratio = rf"^Two workers \({kind}\) / one worker: [\d.]+x"
         assert re.search(ratio, "\n".join(lines), re.M), lines
+
+
+def test_games_dealt_ahead_cover_what_a_round_finishes() -> None:
+    from game.management.commands.bench_web import Phase, Traffic, to_replace
+
+    def finished(count: int) -> Phase:
+        return Phase(500, 3.0, 1.0, [0.01] * 500, Traffic(), count, [], "0 0 0")
+
+    # Before a phase's first round, a guess: busy games finish far more than paced ones.
+    busy, paced = to_replace(10, 3.0, None, None), to_replace(100, 3.0, 1.0, None)
+    assert busy > paced >= 4
+    # Then half as many again as the round before finished, and never none.
+    assert to_replace(10, 3.0, None, finished(20)) == 31
+    assert to_replace(100, 3.0, 1.0, finished(0)) == 1

@@ -31,8 +31,11 @@ Then, on PostgreSQL and Redis (both expected on 127.0.0.1), the project with
 two Daphne workers against one, as ratios: with each game's screens spread over
 both workers (what a balancer that knows nothing of games does), and with each
 game's screens on one worker (what a proxy that routes by room code does).
-There the client shares the cores with the servers: the games that replace
-finished ones are dealt and thought out before each measurement.
+In both parts the games that replace finished ones are dealt and thought out
+before each measurement: dealing a game while the servers were measured wrote to
+the project's database (SQLite: a server's writer waited for the client's
+transactions, stalling every game of a busy or paced phase for 20-50 ms) and
+took the client's interpreter (about 15 ms a game, for both servers).
 
 Nothing touches the developer's database: each part runs in a child process
 whose settings point at a throwaway SQLite file or a throwaway PostgreSQL
@@ -99,10 +102,11 @@ SCALE_ROUNDS = 3  # one worker, then two, this many times
 # Part 1 measures the project and the bare server by turns, each phase in this many
 # rounds, so that a slower minute of this shared machine weighs on both.
 ROUNDS = 3
-# Games dealt ahead for a two-worker measurement, per busy game and second measured: a
-# game lasts about 100 actions and a busy game plays 10-25 a second here (the rest, if
-# any, are dealt when needed).
+# Games dealt ahead for a measurement of busy games, per game and second measured: a
+# game lasts about GAME_LENGTH actions and a busy game plays 10-25 a second here (the
+# rest, if any, are dealt when needed).
 REPLACED = 0.25
+GAME_LENGTH = 100
 
 
 def pooled(phases: Sequence[Phase]) -> Phase:
@@ -394,6 +398,16 @@ class Phase:
     @property
     def rate(self) -> float:
         return self.actions / self.elapsed if self.elapsed else 0.0
+
+
+def to_replace(games: int, seconds: float, period: float | None, last: Phase | None) -> int:
+    """How many games a measurement may finish: half as many again as the phase's last
+    round did, or before its first round a guess (a game lasts about GAME_LENGTH
+    actions; a busy game plays about 1 / REPLACED of them a second here)."""
+    if last is not None:
+        return math.ceil(1.5 * last.replaced) + 1
+    per_second = REPLACED if period is None else 1 / (period * GAME_LENGTH)
+    return math.ceil(games * seconds * per_second) + 1
 
 
 def add_players(target: Target, players: list[Player], count: int) -> list[str]:
@@ -725,9 +739,12 @@ class Command(BaseCommand):
                 for name, target in targets.items():
                     left_out[name] += add_players(target, players[name], games)
                 rounds: dict[str, list[Phase]] = {name: [] for name in targets}
+                window = options["seconds"] / ROUNDS
                 for _ in range(ROUNDS):
                     for name, target in targets.items():
-                        window = options["seconds"] / ROUNDS
+                        last = rounds[name][-1] if rounds[name] else None
+                        wanted = to_replace(games, window, period, last)
+                        target.deal_ahead(wanted - len(target.ahead))
                         rounds[name].append(measure(target, players[name][:games], window, period))
                 for name in targets:
                     phases[name][label] = phase = pooled(rounds[name])
