@@ -20,7 +20,14 @@ from typing import Any
 from game.engine import GameState, apply_action, new_game, parse_action
 from game.engine.actions import BUY, NOBLE, PASS, RESERVE, RETURN, TAKE, Action
 from game.engine.colours import GOLD, NAMES
-from game.engine.projection import CardView, ColourCount, NobleView, card_view, noble_view
+from game.engine.projection import (
+    CardView,
+    ColourCount,
+    NobleView,
+    card_view,
+    colour_count,
+    noble_view,
+)
 from game.engine.state import EMPTY
 
 # Take events are told apart so each reads naturally: three colours, two of one, fewer.
@@ -109,7 +116,7 @@ def _event(before: Before, action: Action, after: GameState) -> Event:
         refill = _refilled(after, before.slot(action.card))
         return Event(RESERVE, card=card_view(action.card), gold=gold, refill=refill)
     if action.kind == BUY:
-        paid = tuple(ColourCount(NAMES[c], n) for c, n in enumerate(action.payment) if n)
+        paid = tuple(colour_count(NAMES[c], n) for c, n in enumerate(action.payment) if n)
         refill = _refilled(after, before.slot(action.card))
         return Event(BUY, card=card_view(action.card), paid=paid, refill=refill)
     if action.kind == NOBLE:
@@ -293,7 +300,7 @@ def _event_of(d: dict[str, Any]) -> Event:
         card=_card(d["c"]) if "c" in d else None,
         level=d.get("l", 0),
         gold=bool(d.get("o")),
-        paid=tuple(ColourCount(c, n) for c, n in d.get("p", ())),
+        paid=tuple(colour_count(c, n) for c, n in d.get("p", ())),
         noble=_noble(d["n"]) if "n" in d else None,
         refill=(refill[0], refill[1]) if refill else None,
     )

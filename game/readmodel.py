@@ -76,7 +76,9 @@ class Room:
         return _with_presence(self, here)
 
 
-@lru_cache(maxsize=1024)
+# Only a game's newest room is asked for again; a longer memory would only keep old
+# rooms (with their seats) for the garbage collector to walk.
+@lru_cache(maxsize=256)
 def _with_presence(room: Room, here: frozenset[int]) -> Room:
     """Every table screen of a game shows the same room and presence: made once a change."""
     seats = tuple(dataclasses.replace(s, connected=s.is_bot or s.id in here) for s in room.seats)

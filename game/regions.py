@@ -32,9 +32,14 @@ _CACHE_SIZE = 16384
 # move to the end hashed it twice). An entry found in the old generation moves to the
 # young one; when the young one is full, the old one is dropped and the young one
 # becomes old. At most _CACHE_SIZE entries, and every entry used since the last
-# turnover is kept.
-_young: dict[Hashable, Any] = {}
-_old: dict[Hashable, Any] = {}
+# turnover is kept. Each generation is a dict by language of dicts by key: a key
+# wrapped with its language would be one more tuple per entry for the garbage
+# collector to walk (the entries live a few seconds, long enough to be walked by its
+# middle generation, whose every run holds every screen), and hashed again at every
+# lookup.
+_young: dict[str | None, dict[Hashable, Any]] = {}
+_old: dict[str | None, dict[Hashable, Any]] = {}
+_young_size = 0
 T = TypeVar("T")
 
 
@@ -67,16 +72,22 @@ def freeze(value: Any) -> Hashable:
 
 def remember(key: Hashable, make: Callable[[], T]) -> T:
     """Make once per key and language, then reuse (least recently used go first)."""
-    global _young, _old
-    full_key = (key, _language())
-    found = _young.get(full_key)
+    global _young, _old, _young_size
+    language = _language()
+    young = _young.get(language)
+    found = young.get(key) if young is not None else None
     if found is None:
-        found = _old.pop(full_key, None)
+        old = _old.get(language)
+        found = old.pop(key, None) if old is not None else None
         if found is None:
-            found = make()
-        _young[full_key] = found
-        if len(_young) >= _CACHE_SIZE // 2:
-            _young, _old = {}, _young
+            found = make()  # may remember other regions, and turn the generations over
+        young = _young.get(language)
+        if young is None:
+            young = _young[language] = {}
+        young[key] = found
+        _young_size += 1
+        if _young_size >= _CACHE_SIZE // 2:
+            _young, _old, _young_size = {}, _young, 0
     return found  # type: ignore[no-any-return]
 
 
@@ -137,8 +148,10 @@ def absent(region_id: str) -> str:
 
 
 def clear() -> None:
+    global _young_size
     _young.clear()
     _old.clear()
+    _young_size = 0
 
 
 def oob(html: str, region_id: str) -> str:

@@ -18,7 +18,7 @@ from markupsafe import escape
 from game import history, jinja, present, regions
 from game.engine.actions import BUY, PASS, RETURN, TAKE, Action
 from game.engine.colours import NAMES
-from game.engine.projection import ColourCount, GameView, PlayerView
+from game.engine.projection import ColourCount, GameView, PlayerView, colour_count
 from game.engine.state import MAX_RESERVED, OVER
 from game.languages import in_language
 from game.readmodel import Room
@@ -116,7 +116,7 @@ def _player_line(player: dict[str, Any]) -> str:
 def _payments(view: GameView) -> dict[int, tuple[ColourCount, ...]]:
     """What each affordable card would cost this seat, cheapest way first."""
     return {
-        card_id: tuple(ColourCount(NAMES[c], n) for c, n in enumerate(payment) if n)
+        card_id: tuple(colour_count(NAMES[c], n) for c, n in enumerate(payment) if n)
         for card_id, payment in view.cheapest
     }
 
@@ -141,7 +141,7 @@ def _legal(view: GameView) -> dict[str, Any]:
 
 def _buy_option(card_id: int, payment: tuple[int, ...]) -> dict[str, Any]:
     """One way to pay for a card, as its sheet's button shows it."""
-    paid = [ColourCount(NAMES[c], n) for c, n in enumerate(payment) if n]
+    paid = [colour_count(NAMES[c], n) for c, n in enumerate(payment) if n]
     return {
         "notation": Action(BUY, (), card_id, 0, payment).notation(),
         "paid": bool(paid),

@@ -112,24 +112,31 @@ def colour_counts(counts: list[int] | tuple[int, ...]) -> tuple[ColourCount, ...
     return _colour_counts(tuple(counts))
 
 
+# One object for each colour and amount, shared by every view: the counts are
+# few, and views made at every change, remembered for seconds by the screens'
+# caches, would otherwise hold tens of thousands of them for the garbage
+# collector to walk.
+colour_count = cache(ColourCount)
+
+
 # Views are immutable and made for every seat at every change: a card's view, a
 # noble's view and a row of counts are built once and shared.
 @lru_cache(maxsize=4096)
 def _colour_counts(counts: tuple[int, ...]) -> tuple[ColourCount, ...]:
-    return tuple(ColourCount(NAMES[c], n) for c, n in enumerate(counts))
+    return tuple(colour_count(NAMES[c], n) for c, n in enumerate(counts))
 
 
 @cache
 def card_view(card_id: int) -> CardView:
     c = card(card_id)
-    cost = tuple(ColourCount(NAMES[g], n) for g, n in zip(GEMS, c.cost, strict=True) if n)
+    cost = tuple(colour_count(NAMES[g], n) for g, n in zip(GEMS, c.cost, strict=True) if n)
     return CardView(c.id, c.level, NAMES[c.bonus], c.points, cost)
 
 
 @cache
 def noble_view(noble_id: int) -> NobleView:
     n = noble(noble_id)
-    needs = tuple(ColourCount(NAMES[g], k) for g, k in zip(GEMS, n.requires, strict=True) if k)
+    needs = tuple(colour_count(NAMES[g], k) for g, k in zip(GEMS, n.requires, strict=True) if k)
     return NobleView(n.id, n.points, needs)
 
 

@@ -291,3 +291,16 @@ def test_views_for_refuses_an_unknown_viewer_among_known_ones() -> None:
     state = new_game(2, seed=5)
     with pytest.raises(ValueError):
         views_for(state, (TABLE, 0, 2))
+
+
+def test_views_share_one_object_for_each_colour_and_amount() -> None:
+    """Views are remembered for seconds by the screens' caches: every count in them is
+    one shared object, not one per view (fewer objects for the garbage collector)."""
+    shared: dict[ColourCount, ColourCount] = {}
+    for state in many_positions(games=3, max_moves=120):
+        for view in views_for(state, [TABLE, *range(state.num_players)]).values():
+            counts = [*view.bank, *(c for p in view.players for c in (*p.tokens, *p.bonuses))]
+            counts += [c for row in view.market for card in row if card for c in card.cost]
+            for count in counts:
+                assert shared.setdefault(count, count) is count, count
+    assert len(shared) > 30

@@ -58,3 +58,29 @@ def test_a_part_set_of_its_own_and_a_language_of_its_own_get_their_own_skeleton(
         german = regions.around("phone/regions/my_hand.html", (), context, hand)
         assert german == whole("phone/regions/my_hand.html", context(hand))
     assert german != english
+
+
+def test_the_cache_keeps_each_language_apart_and_stays_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(regions, "_CACHE_SIZE", 8)
+    made: list[str] = []
+
+    def make(key: int) -> str:
+        text = f"{key} {translation.get_language()}"
+        made.append(text)
+        return text
+
+    with translation.override("en"):
+        assert regions.remember(1, lambda: make(1)) == "1 en"
+    with translation.override("fi"):
+        assert regions.remember(1, lambda: make(1)) == "1 fi"
+    with translation.override("en"):
+        assert regions.remember(1, lambda: make(1)) == "1 en"  # remembered, not made again
+        for key in range(2, 40):
+            regions.remember(key, lambda key=key: make(key))  # type: ignore[misc]
+            regions.remember(1, lambda: make(1))  # used at every step: never dropped
+        entries = sum(len(d) for gen in (regions._young, regions._old) for d in gen.values())
+        assert entries <= 8
+        assert made.count("1 en") == 1
+        assert regions.remember(2, lambda: make(2)) == "2 en" and made.count("2 en") == 2
