@@ -328,6 +328,8 @@ class Player:
 
     def count_traffic(self) -> None:
         """Add what the screens received since the last reset; reset."""
+        if not self.screens:  # a replacement game that could not connect (self.error says)
+            return
         tv, *phones = self.screens
         self.traffic.tv_bytes += tv.received
         self.traffic.tv_messages += tv.messages
