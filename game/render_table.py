@@ -221,6 +221,10 @@ def _table(
     found["corner-join"] = regions.render(
         "host/regions/corner_join.html", {"join_url": host["url"], "code": room.code}
     )
+    # Kept in place as an empty element until the game ends, as the final banner is:
+    # the layout then stays the same, and the last change sends the TV what changed,
+    # not its whole screen (34 KB, the slowest change of a game).
+    found["end"] = regions.absent("end")
     if outcome is not None:
         context = {"outcome": outcome, "is_host": host["is_host"], "csrf": host["csrf"]}
         context["snap"] = {"code": room.code}

@@ -22,16 +22,21 @@ from django.utils import timezone
 from pytest_django.fixtures import Settings
 
 from game import presence, readmodel, services
+from game.engine import apply_action, parse_action
+from game.engine.bots import make_bot
 from game.models import Game, Presence, Seat
 from tests.web.helpers import (
     PONG,
     Screens,
+    Table,
     db,
     fingerprint,
     game,
     oob_ids,
+    play_as,
     player_panel,
     started,
+    state_of,
     version_of,
 )
 
@@ -164,6 +169,34 @@ async def test_unchanged_regions_and_sheets_are_not_sent_again(screens: Screens)
     await tv.until_version(1)
     assert all("<svg" not in message for message in tv.log[1:]), "the QR code was sent again"
     assert "data-url" in tv.view  # the preserved QR code is still on the page
+
+
+def _play_to_the_last_move(table: Table) -> tuple[str, int]:
+    """Play greedy bots' moves until one is left; return it and the version it is for."""
+    bots = [make_bot("greedy", seat) for seat in range(2)]
+    while True:
+        state = state_of(table.game_id)
+        action = bots[state.current].choose(state, state.current).notation()
+        after = state.copy()
+        apply_action(after, parse_action(action), seat=state.current)
+        if after.is_over:
+            return action, state.moves
+        play_as(table, action)
+
+
+async def test_the_last_change_sends_the_tv_what_changed_not_its_whole_screen(
+    screens: Screens,
+) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    last, version = await db(_play_to_the_last_move)(table)
+    tv = await screens.tv(table)
+    await tv.until_version(version)
+    assert "end-screen" not in tv.view and 'id="end"' in tv.view  # its place is kept
+    await db(play_as)(table, last)
+    await tv.until_version(version + 1)
+    frame = tv.log[-1]
+    assert 'class="end-screen"' in frame and 'id="screen"' not in frame, frame[:300]
+    assert "end-screen" in tv.view and "hidden data-version" in tv.view
 
 
 async def test_the_tv_log_gets_only_the_new_turn_and_keeps_the_last_six(screens: Screens) -> None:
