@@ -65,7 +65,9 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
         summaries = [line for line in lines if line.startswith(f"{name}: ")]
         assert len(summaries) == 4, lines  # three measurements, then the totals
         # Each measured by turns with the other server's, in three rounds.
-        assert all(" measured in 3 rounds, " in line for line in summaries[:3]), summaries
+        # with the server's CPU in each round.
+        by_round = r" measured in 3 rounds \(server CPU by round \d+%, \d+%, \d+%\), "
+        assert all(re.search(by_round, line) for line in summaries[:3]), summaries
         for summary in summaries:
             assert " 0 games stopped" in summary, summary
         assert not any(line.startswith(f"{name}: ") and "left out" in line for line in lines)

@@ -780,9 +780,13 @@ class Command(BaseCommand):
                 for name in targets:
                     phases[name][label] = phase = pooled(rounds[name])
                     pace = "once a second each" if period else "back to back"
+                    # The server's CPU in each round, as a share of one core: a figure
+                    # that grows round by round would be the server's, not the machine's.
+                    shares = ", ".join(f"{r.cpu / max(1e-9, r.elapsed):.0%}" for r in rounds[name])
                     self.line(
                         f"{name}: {len(players[name][:games])} game(s) acting {pace}, "
-                        f"{phase.actions} actions measured in {ROUNDS} rounds, "
+                        f"{phase.actions} actions measured in {ROUNDS} rounds "
+                        f"(server CPU by round {shares}), "
                         f"{len(phase.errors)} games stopped"
                         + (f" ({phase.errors[0]})" if phase.errors else "")
                     )
