@@ -113,3 +113,31 @@ def test_games_dealt_ahead_cover_what_a_round_finishes() -> None:
     # Then half as many again as the round before finished, and never none.
     assert to_replace(10, 3.0, None, finished(20)) == 31
     assert to_replace(100, 3.0, 1.0, finished(0)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
+    from game import services
+    from game.engine.rules import replay
+    from game.management.commands.bench_web import (
+        SEED,
+        project_table,
+        project_table_in_play,
+        script,
+    )
+    from game.models import Game
+
+    # A game dealt with its first changes played: the client's script goes on from there.
+    table = project_table(3, played=7)
+    game = Game.objects.get(code=table.code)
+    assert table.version == game.version == table.start + 7
+    notations = [action for _seat, action in script(SEED + 3)[:7]]
+    assert game.state == replay(4, game.seed, notations, first_player=0).to_dict()
+    assert services.replay_game(game).to_dict() == game.state
+    # Games dealt in play are spread over a game's length, none at the same stage.
+    stages = []
+    for number in range(10, 16):
+        dealt = project_table_in_play(number)
+        stages.append((dealt.version - dealt.start) / len(script(SEED + number)))
+    assert len(set(stages)) == len(stages)
+    assert min(stages) < 0.3 and max(stages) > 0.7

@@ -18,7 +18,11 @@ their ratio:
   (user + system time of its process, from /proc) per action and actions per
   CPU-second (a server core);
 - --games (100) acting once a second each, for --paced-seconds (30): the
-  sustained rate, p99 latency, and the server's CPU as a share of one core. A
+  sustained rate, p99 latency, and the server's CPU as a share of one core. The
+  project's games join part-played, each at a stage of its own, as on a server
+  that has run for a while (a game's later turns cost more than its first, and
+  about one game a second ends and is replaced, as there); the busy games play
+  whole games from their deal. A
   longer measurement than the others: the garbage collector's middle generation
   holds every screen for 30-100 ms there about every 15-20 s, and in 10 s of
   1,000 actions the p99 was whether one such run fell in them or not;
@@ -190,8 +194,9 @@ def script(seed: int) -> tuple[tuple[int, str], ...]:
     raise CommandError(f"the game of seed {seed} did not end within {MAX_CHANGES} changes")
 
 
-def project_table(number: int, bots: int = 0) -> Table:
-    """Open a game in the database, seat phones (and `bots` bots last), start it.
+def project_table(number: int, bots: int = 0, played: int = 0) -> Table:
+    """Open a game in the database, seat phones (and `bots` bots last), start it, and
+    play its first `played` changes (without bots: the greedy script's).
 
     Deterministic per number. The cookies are the host's and each phone's sessions.
     """
@@ -212,6 +217,9 @@ def project_table(number: int, bots: int = 0) -> Table:
         for _bot in range(bots):
             services.add_bot(game.id, host_key, "greedy")
         services.start_game(game.id, host_key, first_player=0)
+        dealt = Game.objects.values_list("version", flat=True).get(pk=game.id)
+        for index, (seat, action) in enumerate(script(seed)[:played] if not bots else ()):
+            services.play(game.id, keys[seat], action, dealt + index)
         version = Game.objects.values_list("version", flat=True).get(pk=game.id)
         cookies = []
         for key in [host_key, *keys]:
@@ -220,9 +228,26 @@ def project_table(number: int, bots: int = 0) -> Table:
             store.create()
             assert store.session_key is not None
             cookies.append(store.session_key)
-        return Table(game.code, cookies, seed, version)
+        table = Table(game.code, cookies, seed, version)
+        table.start = dealt  # the script's changes are counted from the deal
+        return table
     finally:
         connection.close()  # dealt from many threads: leave no connection open
+
+
+# A fraction of a game's changes, different for each game number and spread evenly
+# over [0, 1) however many games there are (the golden ratio's low-discrepancy sequence).
+GOLDEN = (math.sqrt(5) - 1) / 2
+
+
+def project_table_in_play(number: int) -> Table:
+    """A game already part-played, at a stage of its own: a server that has run for a
+    while has games at every stage, and a game's later turns cost more than its first
+    (more cards affordable, more ways to pay, fewer regions that every game shares).
+    Spread evenly over a game's length, as many games end in a measurement as would in
+    a server's steady state (one a second of 100 games of about 100 changes)."""
+    stage = (number * GOLDEN) % 1.0
+    return project_table(number, played=int(stage * len(script(SEED + number))))
 
 
 def bare_table(number: int) -> Table:
@@ -250,18 +275,25 @@ class Target:
     # Waits on a game's TV, until `until`, for the server to have let go of the game's
     # closed phones; None: nothing to wait for.
     released: Callable[[MiniWebSocket, float], None] | None = None
+    # Deals a game already part-played (None: as `deal`): the paced phase's first games.
+    deal_in_play: Callable[[int], Table] | None = None
     numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     lock: threading.Lock = field(default_factory=threading.Lock)
     ahead: deque[Table] = field(default_factory=deque)  # dealt before measuring (deal_ahead)
 
-    def next_table(self, think: bool = True) -> Table:
-        """Deal the next game; every target deals the same games in the same order."""
+    def next_table(self, think: bool = True, in_play: bool = False) -> Table:
+        """Deal the next game; every target deals the same games in the same order.
+
+        `in_play`: a game already part-played, if the target deals such games.
+        """
         with self.lock:
-            if self.ahead:
+            if self.ahead and not in_play:
                 return self.ahead.popleft()
             number = next(self.numbers)
         if think:
             script(SEED + number)  # thought out now, not while measuring
+        if in_play and self.deal_in_play is not None:
+            return self.deal_in_play(number)
         return self.deal(number)
 
     def deal_ahead(self, count: int) -> None:
@@ -303,10 +335,10 @@ class Traffic:
 class Player:
     """The five screens of one game, played by one thread; a finished game is replaced."""
 
-    def __init__(self, target: Target, slot: int) -> None:
+    def __init__(self, target: Target, slot: int, in_play: bool = False) -> None:
         self.target = target
         self.slot = slot  # spreads the screens over the target's servers
-        self.table = target.next_table()
+        self.table = target.next_table(in_play=in_play)
         self.screens: list[MiniWebSocket] = []
         self.latencies: list[float] = []
         self.traffic = Traffic()
@@ -421,8 +453,11 @@ def to_replace(games: int, seconds: float, period: float | None, last: Phase | N
     return math.ceil(games * seconds * per_second) + 1
 
 
-def add_players(target: Target, players: list[Player], count: int) -> list[str]:
+def add_players(
+    target: Target, players: list[Player], count: int, in_play: bool = False
+) -> list[str]:
     """Connect games until there are `count`, and play one untimed action in each new one.
+    `in_play`: new games already part-played (Target.deal_in_play).
 
     In parallel: a slow server connects slowly. The untimed action also lets what the
     connections caused (seats shown as present) reach the screens before anything is
@@ -431,7 +466,7 @@ def add_players(target: Target, players: list[Player], count: int) -> list[str]:
 
     def new_player(slot: int) -> Player | str:
         try:
-            player = Player(target, slot)
+            player = Player(target, slot, in_play)
         except (Closed, OSError) as error:
             return f"a game could not connect: {error}"
         try:
@@ -717,9 +752,10 @@ class Command(BaseCommand):
         logs = {name: tmp / f"{name}.log" for name in ("project", "bare")}
         with client_cpus(cpus, server_cpu), contextlib.ExitStack() as servers:
             targets = {}
-            for name, app, deal, released in (
-                ("project", PROJECT_APP, project_table, phones_shown_away),
-                ("bare", BARE_APP, bare_table, None),
+            for name, app, deal, in_play, released in (
+                ("project", PROJECT_APP, project_table, project_table_in_play, phones_shown_away),
+                # The bare server's cost does not change with the stage of a game.
+                ("bare", BARE_APP, bare_table, None, None),
             ):
                 env = self.server_env()
                 if name == "bare":
@@ -728,7 +764,12 @@ class Command(BaseCommand):
                     daphne(app, env, logs[name], Path(settings.BASE_DIR), server_cpu)
                 )
                 targets[name] = Target(
-                    name, [server], deal, options["ping_every"], released=released
+                    name,
+                    [server],
+                    deal,
+                    options["ping_every"],
+                    released=released,
+                    deal_in_play=in_play,
                 )
             try:
                 results = self.measure_targets(targets, options)
@@ -768,7 +809,9 @@ class Command(BaseCommand):
                 ("paced", options["games"], 1.0, options["paced_seconds"]),
             ):
                 for name, target in targets.items():
-                    left_out[name] += add_players(target, players[name], games)
+                    # The paced games join at every stage of a game, as on a server that
+                    # has run for a while (the busy ones play whole games meanwhile).
+                    left_out[name] += add_players(target, players[name], games, bool(period))
                 rounds: dict[str, list[Phase]] = {name: [] for name in targets}
                 window = seconds / ROUNDS
                 for _ in range(ROUNDS):
@@ -780,6 +823,8 @@ class Command(BaseCommand):
                 for name in targets:
                     phases[name][label] = phase = pooled(rounds[name])
                     pace = "once a second each" if period else "back to back"
+                    if period and targets[name].deal_in_play is not None:
+                        pace += ", joined at every stage of a game"
                     # The server's CPU in each round, as a share of one core: a figure
                     # that grows round by round would be the server's, not the machine's.
                     shares = ", ".join(f"{r.cpu / max(1e-9, r.elapsed):.0%}" for r in rounds[name])
