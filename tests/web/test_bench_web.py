@@ -24,6 +24,7 @@ ROWS = (
     "busy games: server CPU per action",
     "paced games: sustained actions/s",
     "paced games: latency p99",
+    "paced games: p99 away from replacements",
     "paced games: server CPU, share of one core",
     "bytes per change, TV",
     "bytes per change, phone",
@@ -141,3 +142,13 @@ def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
         stages.append((dealt.version - dealt.start) / len(script(SEED + number)))
     assert len(set(stages)) == len(stages)
     assert min(stages) < 0.3 and max(stages) > 0.7
+
+
+def test_actions_overlapping_a_replacement_are_told_apart() -> None:
+    from game.management.commands.bench_web import away_from
+
+    actions = [(0.0, 1.0), (2.0, 3.0), (4.0, 4.5), (5.0, 7.0)]
+    replacing = [(2.5, 4.2), (6.0, 6.1)]
+    # The first action ran before any replacement; the others overlapped one.
+    assert away_from(actions, replacing) == [1.0]
+    assert away_from(actions, []) == [1.0, 1.0, 0.5, 2.0]

@@ -130,6 +130,7 @@ def pooled(phases: Sequence[Phase]) -> Phase:
         sum(phase.replaced for phase in phases),
         [e for phase in phases for e in phase.errors],
         phases[-1].load,
+        calm_latencies=[t for phase in phases for t in phase.calm_latencies],
     )
 
 
@@ -341,6 +342,10 @@ class Player:
         self.table = target.next_table(in_play=in_play)
         self.screens: list[MiniWebSocket] = []
         self.latencies: list[float] = []
+        # When each action ran, and when a finished game was replaced (its screens closed,
+        # the next game's opened): to tell the actions that overlapped a replacement.
+        self.spans: list[tuple[float, float]] = []
+        self.replacing: list[tuple[float, float]] = []
         self.traffic = Traffic()
         self.replaced = 0
         self.error = ""
@@ -383,7 +388,9 @@ class Player:
         self.screens[1 + seat].send_json({"action": action, "version": table.version})
         for ws in self.screens:
             ws.wait_version(table.version + 1, start + WAIT)
-        self.latencies.append(clock() - start)
+        end = clock()
+        self.latencies.append(end - start)
+        self.spans.append((start, end))
         self.traffic.changes += 1
         table.version += 1
         if table.version - table.start == len(changes):
@@ -393,6 +400,7 @@ class Player:
             self.table = self.target.next_table()
             self.replaced += 1
             self.connect()
+            self.replacing.append((end, clock()))
 
     def run(self, until: float, period: float | None, offset: float = 0.0) -> None:
         """Act until `until`: back to back, or once every `period` seconds from `offset`."""
@@ -434,6 +442,8 @@ class Phase:
     # processes for this database, the client (this process) and Redis; and how many of
     # the machine's cores were busy on average.
     database_cpu: float | None = None
+    # The latencies of the actions that overlapped no game's replacement (Player.replacing).
+    calm_latencies: list[float] = field(default_factory=list)
     client_cpu: float | None = None
     redis_cpu: float | None = None
     busy_cores: float | None = None
@@ -487,6 +497,8 @@ def measure(
 ) -> Phase:
     for player in players:
         player.latencies.clear()
+        player.spans.clear()
+        player.replacing.clear()
         player.traffic = Traffic()
         player.replaced = 0
         player.error = ""
@@ -509,7 +521,21 @@ def measure(
     latencies = [t for p in players for t in p.latencies]
     errors = [p.error for p in players if p.error]
     replaced = sum(p.replaced for p in players)
-    return Phase(len(latencies), elapsed, cpu, latencies, traffic, replaced, errors, load())
+    phase = Phase(len(latencies), elapsed, cpu, latencies, traffic, replaced, errors, load())
+    phase.calm_latencies = away_from(
+        [span for p in players for span in p.spans],
+        [span for p in players for span in p.replacing],
+    )
+    return phase
+
+
+def away_from(spans: list[tuple[float, float]], busy: list[tuple[float, float]]) -> list[float]:
+    """The durations of the spans (actions) that overlap none of `busy` (replacements)."""
+    return [
+        end - start
+        for start, end in spans
+        if not any(start < b_end and b_start < end for b_start, b_end in busy)
+    ]
 
 
 def open_screens(target: Target, table: Table, slot: int) -> list[MiniWebSocket]:
@@ -903,6 +929,13 @@ class Command(BaseCommand):
             lambda r: percentile(r["paced"].latencies, 0.99),
             ms,
             "<= 150 ms",
+        )
+        # Without the actions that overlapped a finished game's replacement: how much of
+        # the p99 is games ending and new ones connecting.
+        row(
+            "paced games: p99 away from replacements",
+            lambda r: percentile(r["paced"].calm_latencies, 0.99),
+            ms,
         )
         row(
             "paced games: server CPU, share of one core",
