@@ -197,7 +197,7 @@ def script(seed: int) -> tuple[tuple[int, str], ...]:
 
 def project_table(number: int, bots: int = 0, played: int = 0) -> Table:
     """Open a game in the database, seat phones (and `bots` bots last), start it, and
-    play its first `played` changes (without bots: the greedy script's).
+    play its first `played` changes (the greedy script's, so only without bots).
 
     Deterministic per number. The cookies are the host's and each phone's sessions.
     """
@@ -219,7 +219,9 @@ def project_table(number: int, bots: int = 0, played: int = 0) -> Table:
             services.add_bot(game.id, host_key, "greedy")
         services.start_game(game.id, host_key, first_player=0)
         dealt = Game.objects.values_list("version", flat=True).get(pk=game.id)
-        for index, (seat, action) in enumerate(script(seed)[:played] if not bots else ()):
+        if played and bots:
+            raise ValueError("a game with bots is played by its bots, not by the script")
+        for index, (seat, action) in enumerate(script(seed)[:played]):
             services.play(game.id, keys[seat], action, dealt + index)
         version = Game.objects.values_list("version", flat=True).get(pk=game.id)
         cookies = []
@@ -438,12 +440,12 @@ class Phase:
     replaced: int
     errors: list[str]
     load: str
+    # The latencies of the actions that overlapped no game's replacement (Player.replacing).
+    calm_latencies: list[float] = field(default_factory=list)
     # In the two-worker part, what else took CPU meanwhile (seconds): PostgreSQL's server
     # processes for this database, the client (this process) and Redis; and how many of
     # the machine's cores were busy on average.
     database_cpu: float | None = None
-    # The latencies of the actions that overlapped no game's replacement (Player.replacing).
-    calm_latencies: list[float] = field(default_factory=list)
     client_cpu: float | None = None
     redis_cpu: float | None = None
     busy_cores: float | None = None
@@ -1008,7 +1010,8 @@ class Command(BaseCommand):
                     f"{len(phase.errors)} games stopped; load average {phase.load}"
                     + (f"; {phase.errors[0]}" if phase.errors else "")
                 )
-        one = pooled(phases["one"]).rate
+        alone = pooled(phases["one"])
+        one = alone.rate
         # The target is for the configuration the README gives (each game on one worker);
         # a balancer that knows nothing of games makes two processes render what one did.
         notes = {
@@ -1022,7 +1025,7 @@ class Command(BaseCommand):
                 for a, b in zip(phases["one"], phases[kind], strict=True)
             )
             ratio = f"{two / one:.2f}x" if one else "-"
-            ceiling = two_worker_ceiling(pooled(phases["one"]), phases[kind])
+            ceiling = two_worker_ceiling(alone, phases[kind])
             most = f"; at most {ceiling:.2f}x on these cores" if ceiling else ""
             self.line(
                 f"Two workers ({kind}) / one worker: {ratio} ({one:,.1f} and {two:,.1f} "
