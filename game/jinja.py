@@ -15,7 +15,6 @@ translation work.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -70,11 +69,6 @@ def render(template: str, context: dict[str, Any]) -> SafeString:
     return SafeString(narrow(_template(template).render(context)))
 
 
-# A character past Latin-1: the colour marks (♠ ♥ ◇ ♣ ≈), the points' star, the
-# typographic apostrophe, a name in Greek or an emoji.
-_WIDE = re.compile("[^\x00-\xff]")
-
-
 def narrow(html: str) -> str:
     """HTML with every character past Latin-1 written as a character reference.
 
@@ -85,7 +79,11 @@ def narrow(html: str) -> str:
     shows the same text. Fragments hold no <script> or <style>, where a reference
     would not be read as a character.
     """
-    return _WIDE.sub(lambda wide: f"&#{ord(wide.group())};", html)
+    if html.isascii():
+        return html
+    # The codec writes each such character as a decimal reference, in C: a regular
+    # expression calling back for each one took 4-5% of a change's rendering.
+    return html.encode("latin-1", "xmlcharrefreplace").decode("latin-1")
 
 
 def environment(**options: Any) -> Environment:
