@@ -61,18 +61,25 @@ class InMemoryChannelLayer(StockInMemoryChannelLayer):
             raise ChannelFull(channel) from None
 
     async def receive(self, channel: str) -> dict[str, Any]:
-        """The stock receive, without building a queue it then throws away (its
-        setdefault makes one at every call) or checking a name the layer itself made."""
+        """The stock receive, keeping a socket's queue while the socket listens.
+
+        The stock layer drops a queue as soon as it is empty and makes a new one (with
+        its event and deques) at the next call, so a screen made one for each message:
+        objects that lived until its next change, for the garbage collector's middle
+        generation to walk. Here a queue goes when its socket stops listening (the
+        wait is cancelled as the socket closes); one nobody listens to any more is
+        dropped by the clean-up once its messages expire, as in the stock layer.
+        """
         self._clean_expired()
         queue = self.channels.get(channel)
         if queue is None:
             queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
         try:
             _, message = await queue.get()
-        finally:
-            # As the stock layer: an empty queue goes, so a closed socket leaves none.
+        except BaseException:
             if queue.empty() and self.channels.get(channel) is queue:
                 del self.channels[channel]
+            raise
         return message  # type: ignore[no-any-return]
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from game.engine.actions import Action
 from game.engine.cards import card, noble
 from game.engine.colours import GEMS, NAMES
-from game.engine.rules import affordable, legal_actions, outcome, payments
+from game.engine.rules import affordable, legal_actions, outcome, payments_when_affordable
 from game.engine.state import EMPTY, GameState, Outcome, PlayerState
 
 TABLE = "table"
@@ -230,7 +230,10 @@ def _with_seat_extras(state: GameState, public: GameView, seat: int) -> GameView
         players = (*players[:seat], own, *players[seat + 1 :])
     offered = [c for row in state.market for c in row if c != EMPTY] + player.reserved
     can_buy = frozenset(affordable(player, offered))
-    ways = tuple((c, tuple(p)) for c in sorted(can_buy) if (p := payments(player, c)))
+    # The cards are known affordable: their ways to pay, without asking that again.
+    ways = tuple(
+        (c, tuple(p)) for c in sorted(can_buy) if (p := payments_when_affordable(player, c))
+    )
     on_turn = seat == state.current and not state.is_over
     return replace(
         public,

@@ -137,6 +137,11 @@ def payments(player: PlayerState, card_id: int) -> list[tuple[int, ...]]:
     """Return every legal payment for the card, least gold first."""
     if not can_afford(player, card_id):
         return []
+    return payments_when_affordable(player, card_id)
+
+
+def payments_when_affordable(player: PlayerState, card_id: int) -> list[tuple[int, ...]]:
+    """`payments` of a card already known to be affordable (not checked again)."""
     return _affordable_payments(owed(player, card_id), player.tokens)
 
 

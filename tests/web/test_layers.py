@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from channels.exceptions import ChannelFull
 
@@ -58,3 +60,20 @@ async def test_a_full_channel_refuses_a_send_and_misses_a_group_message() -> Non
     await layer.group_send("game-2", {"type": "third"})
     assert (await layer.receive(full))["type"] == "first"
     assert (await layer.receive(other))["type"] == "third"
+
+
+async def test_a_listening_socket_keeps_its_queue_and_a_closed_one_leaves_none() -> None:
+    """One queue per socket while it listens, not one per message; none once it stops."""
+    layer = InMemoryChannelLayer()
+    name = await layer.new_channel()
+    for version in (1, 2):
+        await layer.send(name, {"type": "table.changed", "version": version})
+        queue = layer.channels[name]
+        assert (await layer.receive(name))["version"] == version
+        assert layer.channels[name] is queue  # the same queue, kept for the next message
+    waiting = asyncio.ensure_future(layer.receive(name))
+    await asyncio.sleep(0)  # it waits on the queue now
+    waiting.cancel()  # as when the socket closes
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert name not in layer.channels
