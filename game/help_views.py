@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from game.engine import GameState, outcome
@@ -34,11 +35,16 @@ def game_log(request: HttpRequest, code: str) -> HttpResponse:
         raise Http404(_("There is no game with this code."))
     room, _holders, state, _log = read(game.id)
     if state is None:
-        return render(request, "parts/game_log.html", {"items": log_items([], None).values()})
+        return _log_page(request, log_items([], None))
     names = [seat.name for seat in room.seats]  # as every screen says them (bots by level)
     context = log_context(game.id, state.moves, names)
-    items = log_items(context["log"], _outcome_line(state, names))  # type: ignore[arg-type]
-    return render(request, "parts/game_log.html", {"items": items.values()})
+    return _log_page(request, log_items(context["log"], _outcome_line(state, names)))  # type: ignore[arg-type]
+
+
+def _log_page(request: HttpRequest, items: dict[str, str]) -> HttpResponse:
+    """The log's items are the screens' fragments: HTML, kept as plain text (game.regions)."""
+    safe = [mark_safe(item) for item in items.values()]
+    return render(request, "parts/game_log.html", {"items": safe})
 
 
 def _outcome_line(state: GameState | None, names: list[str]) -> dict[str, object] | None:

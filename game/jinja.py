@@ -66,7 +66,13 @@ def render(template: str, context: dict[str, Any]) -> SafeString:
     """Render a fragment (a name under templates/jinja2/) in the active language.
 
     The result is HTML (escaped where it must be), safe to put into a page."""
-    return SafeString(narrow(_template(template).render(context)))
+    return SafeString(render_text(template, context))
+
+
+def render_text(template: str, context: dict[str, Any]) -> str:
+    """`render` as a plain str: for the screens' regions (game.regions), which the
+    cache keeps as plain text, an object the garbage collector does not track."""
+    return narrow(_template(template).render(context))
 
 
 def narrow(html: str) -> str:
@@ -120,8 +126,11 @@ def turn_html(entry: dict[str, Any]) -> SafeString:
     from game import regions  # game.regions renders with this module
 
     turn, name = entry["turn"], entry["name"]
-    return regions.render_by(
-        ("turn", turn, name), "parts/turn_events.html", lambda: {"turn": turn, "name": name}
+    # Marked safe here: it goes into templates, and the cache keeps plain text.
+    return SafeString(
+        regions.render_by(
+            ("turn", turn, name), "parts/turn_events.html", lambda: {"turn": turn, "name": name}
+        )
     )
 
 

@@ -91,27 +91,33 @@ def remember(key: Hashable, make: Callable[[], T]) -> T:
     return found  # type: ignore[no-any-return]
 
 
-def _safe(html: str) -> SafeString:
-    """HTML marked safe: Django's mark_safe, without its checks for lazy strings (it
-    runs for every region of every screen at every change)."""
-    return html if type(html) is SafeString else SafeString(html)
+def _plain(html: str) -> str:
+    """The fragment as a plain str: what the cache keeps and what regions are made of.
+
+    A str subclass (SafeString) is an object the garbage collector tracks, a plain
+    str is not: thousands of remembered fragments were walked by every run of its
+    middle generation, which holds every screen. Regions only ever reach the
+    screens as text (Shown.frame) or through a template that marks them safe
+    (whole screens); a fragment that goes into a template as a value is marked
+    safe there (jinja.turn_html)."""
+    return html if type(html) is str else str.__str__(html)
 
 
-def cached(key: Hashable, render: Callable[[], str]) -> SafeString:
+def cached(key: Hashable, render: Callable[[], str]) -> str:
     """Render once per key and language, then reuse (least recently used go first)."""
-    return remember(key, lambda: _safe(render()))
+    return remember(key, lambda: _plain(render()))
 
 
-def render(template: str, context: dict[str, Any]) -> SafeString:
+def render(template: str, context: dict[str, Any]) -> str:
     """Render a region's template (templates/jinja2/), remembered by its whole context."""
-    return cached((template, freeze(context)), lambda: jinja.render(template, context))
+    return cached((template, freeze(context)), lambda: jinja.render_text(template, context))
 
 
-def render_by(key: Hashable, template: str, context: Callable[[], dict[str, Any]]) -> SafeString:
+def render_by(key: Hashable, template: str, context: Callable[[], dict[str, Any]]) -> str:
     """Render a region remembered by `key`, a small summary of everything its context
     depends on: for the regions every screen has dozens of, building and freezing a
     whole context at every change cost more than the rest of the lookup."""
-    return cached((template, key), lambda: jinja.render(template, context()))
+    return cached((template, key), lambda: jinja.render_text(template, context()))
 
 
 # Where each part goes in the skeleton of a region made of parts (see `around`).
@@ -123,7 +129,7 @@ def around(
     key: Hashable,
     context: Callable[[dict[str, SafeString]], dict[str, Any]],
     parts: Mapping[str, str],
-) -> SafeString:
+) -> str:
     """A region that holds parts (a list region's items), with the parts put in.
 
     Its template is rendered once per key, set of parts and language, with a mark
@@ -132,14 +138,15 @@ def around(
     `key` sums up everything else the template shows.
     """
 
-    def skeleton() -> list[str]:
+    def skeleton() -> tuple[str, ...]:
         marks = {i: SafeString(f"{_MARK}{i}{_MARK}") for i in parts}
-        return jinja.render(template, context(marks)).split(_MARK)
+        # A tuple of plain strs: nothing for the garbage collector to track.
+        return tuple(jinja.render_text(template, context(marks)).split(_MARK))
 
     found = remember(("around", template, key, tuple(parts)), skeleton)
-    filled = found.copy()  # literal text at even places, part ids at odd ones
+    filled = list(found)  # literal text at even places, part ids at odd ones
     filled[1::2] = [parts[i] for i in found[1::2]]
-    return SafeString("".join(filled))
+    return "".join(filled)
 
 
 def absent(region_id: str) -> str:

@@ -11,8 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import mark_safe
 from markupsafe import escape
 
 from game import history, jinja, present, regions
@@ -271,9 +270,8 @@ def _take_items(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, st
 
 def _take_parts(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, str]:
     items: dict[str, str] = {
-        "take-legal": format_html(
-            '<span id="take-legal" hidden data-legal="{}"></span>', ",".join(takes)
-        )
+        # Written out (format_html would make a SafeString, which the cache would keep).
+        "take-legal": f'<span id="take-legal" hidden data-legal="{escape(",".join(takes))}"></span>'
     }
     for t in view.bank[:5]:
         items[f"{TAKE_PILE}{t.colour}"] = regions.render_by(
@@ -403,7 +401,7 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
     found: dict[str, str] = {
         "status": status_html,
         # Written out, not format_html: made for every phone at every change.
-        "hand-meta": SafeString(
+        "hand-meta": (
             f'<div id="hand-meta" hidden data-version="{int(room.version)}"'
             f' data-my-turn="{"1" if my_turn else "0"}"'
             f' data-class="hand phase-{escape(phase)}{" my-turn" if my_turn else ""}"></div>'

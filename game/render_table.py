@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import mark_safe
 from markupsafe import escape
 
 from game import history, jinja, present, regions
@@ -124,7 +124,7 @@ def _market_regions(view: GameView) -> dict[str, str]:
             if card is None:
                 found[slot] = f'<div id="{slot}" class="card card-empty"></div>'
             elif (level, index) in refilled:
-                found[slot] = mark_safe(
+                found[slot] = (
                     f'<div id="{slot}" class="just-slot just" data-just="refill">'
                     f"{card_html(card)}</div>"
                 )
@@ -265,7 +265,7 @@ def _table_screen(
     status = escape(room.status)
     found: dict[str, str] = {
         # Written out, not format_html: made for every table screen at every change.
-        "screen-meta": SafeString(
+        "screen-meta": (
             f'<div id="screen-meta" hidden data-version="{int(room.version)}"'
             f' data-status="{status}" data-class="screen screen-{status}"'
             f' data-current="{int(current)}" data-acted-last="{int(acted_last)}"></div>'

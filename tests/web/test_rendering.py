@@ -43,7 +43,8 @@ def _values(value: Any, depth: int = 0) -> list[Any]:
 
 def _contexts(game_id: int) -> dict[str, list[Any]]:
     """Every template context used to render each screen (no cached region skipped):
-    Django templates' and the Jinja2 fragments' (game.jinja.render)."""
+    Django templates' and the Jinja2 fragments' (game.jinja.render_text, which
+    game.jinja.render goes through too)."""
     snap = rendering.load_snapshot(game_id)
     url = rendering.join_url(snap.code, 8000)
     screens: dict[str, Callable[[], str]] = {
@@ -54,7 +55,7 @@ def _contexts(game_id: int) -> dict[str, list[Any]]:
         "phones' status": lambda: rendering.render_phone_status(snap),
     }
     found: dict[str, list[Any]] = {}
-    fragment = jinja.render
+    fragment = jinja.render_text
     for name, render in screens.items():
         contexts: list[Any] = []
 
@@ -69,12 +70,12 @@ def _contexts(game_id: int) -> dict[str, list[Any]]:
 
         rendering.clear_cache()
         template_rendered.connect(seen)  # Django templates (pages)
-        jinja.render = fragment_seen  # the screens' fragments (game.jinja)
+        jinja.render_text = fragment_seen  # the screens' fragments (game.jinja)
         try:
             render()
         finally:
             template_rendered.disconnect(seen)
-            jinja.render = fragment
+            jinja.render_text = fragment
         assert contexts, name
         found[name] = contexts
     return found
