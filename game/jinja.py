@@ -92,11 +92,34 @@ def narrow(html: str) -> str:
     return html.encode("latin-1", "xmlcharrefreplace").decode("latin-1")
 
 
+# Names that getattr finds on any dict (its methods): `{{ d.items() }}` means the method.
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class FragmentEnvironment(Environment):
+    """Jinja2's environment, looking a dict's key up first.
+
+    `{{ p.seat }}` on a dict made Jinja2 try the attribute, catch the AttributeError
+    and then look the key up: an exception for most values a fragment shows. A name
+    that is not a dict attribute can only be a key, so the result is the same."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 def environment(**options: Any) -> Environment:
     """The fragments' environment (settings.TEMPLATES, the "jinja2" backend)."""
     # Like Django's templates, a missing value (or a value's missing part) shows as nothing.
     options["undefined"] = ChainableUndefined
-    env = Environment(extensions=[DjangoTranslations], **options)
+    # Every template kept in a plain dict: Jinja2's default (400 in a least-recently-used
+    # cache) takes a lock at each {% include %}, and the fragments are a fixed few dozen.
+    options.setdefault("cache_size", -1)
+    env = FragmentEnvironment(extensions=[DjangoTranslations], **options)
     env.globals.update({"url": url, "static": static})
     # Pictures are filters, `{{ colour|chip(amount) }}`: Jinja2 calls a filter directly,
     # a function through Context.call, which cost more than drawing the (remembered) chip.

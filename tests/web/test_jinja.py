@@ -109,3 +109,13 @@ def test_no_fragment_holds_a_script_or_style() -> None:
     for fragment in fragments:
         text = fragment.read_text().lower()
         assert "<script" not in text and "<style" not in text, fragment
+
+
+def test_a_dict_key_a_dict_method_and_a_missing_key_read_as_jinja2_reads_them() -> None:
+    """The fragments' environment looks a dict's key up first (no exception per value),
+    with Jinja2's meaning: a dict method stays the method, a missing key shows nothing."""
+    source = "{{ d.seat }}|{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}|{{ d.gone }}|"
+    assert _render(source, d={"seat": "<b>"}) == "&lt;b&gt;|seat=&lt;b&gt;;||"
+    assert _render("{{ d.items }}", d={"items": 3}) != "3"  # the method, as in Jinja2
+    assert _render("{{ d.gone.deeper }}", d={}) == ""  # chainable, as Django shows it
+    assert type(engines["jinja2"].env) is jinja.FragmentEnvironment
