@@ -118,4 +118,4 @@ def test_a_dict_key_a_dict_method_and_a_missing_key_read_as_jinja2_reads_them() 
     assert _render(source, d={"seat": "<b>"}) == "&lt;b&gt;|seat=&lt;b&gt;;||"
     assert _render("{{ d.items }}", d={"items": 3}) != "3"  # the method, as in Jinja2
     assert _render("{{ d.gone.deeper }}", d={}) == ""  # chainable, as Django shows it
-    assert type(engines["jinja2"].env) is jinja.FragmentEnvironment
+    assert type(engines["jinja2"].env) is jinja.FragmentEnvironment  # type: ignore[attr-defined]
