@@ -24,7 +24,8 @@ their ratio:
   about one game a second ends and is replaced, as there); the busy games play
   whole games from their deal. A
   longer measurement than the others: the garbage collector's middle generation
-  holds every screen for 30-100 ms there about every 15-20 s, and in 10 s of
+  held every screen for 30-100 ms there about every 15-20 s (every 75 s or so
+  since its threshold went from 200 to 1,000), and in 10 s of
   1,000 actions the p99 was whether one such run fell in them or not;
 - bytes and messages a TV and a phone receive per change;
 - the server's memory per connected socket (its RSS before and after
