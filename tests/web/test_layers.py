@@ -71,9 +71,9 @@ async def test_a_listening_socket_keeps_its_queue_and_a_closed_one_leaves_none()
         queue = layer.channels[name]
         assert (await layer.receive(name))["version"] == version
         assert layer.channels[name] is queue  # the same queue, kept for the next message
-    waiting = asyncio.ensure_future(layer.receive(name))
-    await asyncio.sleep(0)  # it waits on the queue now
-    waiting.cancel()  # as when the socket closes
+    waiting = layer.receive(name)
+    waiting.send(None)  # run it up to its wait on the queue: the queue is there
+    assert name in layer.channels
     with pytest.raises(asyncio.CancelledError):
-        await waiting
+        waiting.throw(asyncio.CancelledError())  # as when the socket closes
     assert name not in layer.channels
