@@ -26,11 +26,10 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from game import events, hinting, inbound, jinja, presence, services, standin
+from game import events, hinting, inbound, jinja, presence, services, standin, store
 from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
-from game.models import Game, Seat
 from game.readmodel import Room, holder_of, read
 from game.regions import Shown
 from game.render_phone import phone_screen
@@ -73,19 +72,14 @@ def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int 
     the seat is given back first.
     """
     player_key = _player_key(scope)
-    game = Game.objects.filter(code=code.upper()).values("pk", "host_key").first()
-    if game is None:
+    found = store.who(code.upper(), player_key)
+    if found is not None and phone and found.stood_in:
+        services.take_seat_back(found.game_id, player_key)
+        found = store.who(code.upper(), player_key)
+    if found is None:
         return None
-    seat = None
-    if player_key:
-        if phone:
-            services.take_seat_back(game["pk"], player_key)
-        seat = (
-            Seat.objects.filter(game_id=game["pk"], player_key=player_key, is_bot=False)
-            .values_list("pk", flat=True)
-            .first()
-        )
-    return game["pk"], bool(player_key) and game["host_key"] == player_key, seat, player_key
+    is_host = bool(player_key) and found.host_key == player_key
+    return found.game_id, is_host, found.seat_id, player_key
 
 
 def _heartbeat(game_id: int, channel: str) -> tuple[int | None, frozenset[int] | None]:
@@ -97,8 +91,8 @@ def _heartbeat(game_id: int, channel: str) -> tuple[int | None, frozenset[int] |
         presence.refresh(channel)
     else:  # a phone whose process died stops counting after presence.TTL
         here = presence.connected(game_id)
-    version = Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
-    return version, here
+    found = store.progress(game_id)
+    return (found.version if found else None), here
 
 
 def _read_table(game_id: int) -> tuple[Room, GameView | None, str, frozenset[int]]:
@@ -106,6 +100,15 @@ def _read_table(game_id: int) -> tuple[Room, GameView | None, str, frozenset[int
     room, _holders, state, log = read(game_id)
     view = view_for(state, TABLE) if state is not None else None
     return room, view, log, presence.connected(game_id)
+
+
+def _arrive(
+    game_id: int, seat_id: int, channel: str
+) -> tuple[Room, GameView | None, str, str, int]:
+    """A phone that connects: count it as its seat's phone, then read its full view (one
+    trip to the database thread)."""
+    presence.arrive(game_id, seat_id, channel)
+    return _read_seat(game_id, seat_id)
 
 
 def _read_seat(game_id: int, seat_id: int) -> tuple[Room, GameView | None, str, str, int]:
@@ -180,11 +183,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.group = events.table_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        if self.seat_id is not None:
-            await database_sync_to_async(presence.arrive)(game_id, self.seat_id, self.channel_name)
-            await self.announce_presence(game_id)
         self.refreshed = time.monotonic()  # the full view below reads all a heartbeat checks
-        await self.send_full()
+        if self.seat_id is None:
+            await self.send_full()
+            return
+        seat = await database_sync_to_async(_arrive)(game_id, self.seat_id, self.channel_name)
+        await self.announce_presence(game_id)
+        await self.show_seat(*seat)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Run the message's handler, without Channels' close_old_connections before it.
@@ -343,9 +348,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             )
             await self.send_table()
             return
-        room, view, log, holder, position = await database_sync_to_async(_read_seat)(
-            self.game_id, self.seat_id
-        )
+        await self.show_seat(*await database_sync_to_async(_read_seat)(self.game_id, self.seat_id))
+
+    async def show_seat(
+        self, room: Room, view: GameView | None, log: str, holder: str, position: int
+    ) -> None:
+        """Send a phone its whole view as read (or that it lost its seat)."""
+        self.shown.forget()
         if holder != self.holder:
             await self.send_gone(room.code)
             return

@@ -10,8 +10,11 @@ connected to another.
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import cache
+from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 from game.models import Presence
@@ -27,29 +30,57 @@ def due(refreshed: float) -> bool:
     return time.monotonic() - refreshed >= REFRESH
 
 
+@cache
+def _statements(vendor: str) -> dict[str, str]:
+    """Each statement in plain SQL, written once per vendor: a game's five screens run
+    them as they connect and leave, and through the ORM each cost 0.2-0.7 ms."""
+    quote = connection.ops.quote_name
+    table = quote(Presence._meta.db_table)
+    channel, game, seat, seen = (quote(c) for c in ("channel", "game_id", "seat_id", "seen_at"))
+    return {
+        "ghosts": f"DELETE FROM {table} WHERE {seen} < %s",
+        # SQLite (3.24+) and PostgreSQL both write an upsert this way.
+        "arrive": (
+            f"INSERT INTO {table} ({channel}, {game}, {seat}, {seen}) VALUES (%s, %s, %s, %s)"
+            f" ON CONFLICT ({channel}) DO UPDATE SET {game} = excluded.{game},"
+            f" {seat} = excluded.{seat}, {seen} = excluded.{seen}"
+        ),
+        "refresh": f"UPDATE {table} SET {seen} = %s WHERE {channel} = %s",
+        "leave": f"DELETE FROM {table} WHERE {channel} = %s",
+        "connected": f"SELECT DISTINCT {seat} FROM {table} WHERE {game} = %s AND {seen} >= %s",
+    }
+
+
+def _run(name: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(_statements(connection.vendor)[name], params)
+        return cursor.fetchall() if name == "connected" else []
+
+
+def _at(moment: datetime) -> Any:
+    """A time as the seen_at column stores it (as the ORM would send it)."""
+    return connection.ops.adapt_datetimefield_value(moment)
+
+
 def arrive(game_id: int, seat_id: int, channel: str = "") -> None:
     """Count this socket (`channel`, its channel name) as the seat's phone."""
     now = timezone.now()
-    Presence.objects.filter(seen_at__lt=now - TTL).delete()  # ghosts of dead processes
-    Presence.objects.update_or_create(
-        channel=channel or f"local-{game_id}-{seat_id}",
-        defaults={"game_id": game_id, "seat_id": seat_id, "seen_at": now},
-    )
+    _run("ghosts", [_at(now - TTL)])  # rows of dead processes
+    _run("arrive", [channel or f"local-{game_id}-{seat_id}", game_id, seat_id, _at(now)])
 
 
 def refresh(channel: str) -> None:
     """Mark the socket as still there (its heartbeat)."""
-    Presence.objects.filter(channel=channel).update(seen_at=timezone.now())
+    _run("refresh", [_at(timezone.now()), channel])
 
 
 def leave(channel: str) -> None:
-    Presence.objects.filter(channel=channel).delete()
+    _run("leave", [channel])
 
 
 def connected(game_id: int) -> frozenset[int]:
     """Return the ids of the seats with at least one open socket."""
-    recent = Presence.objects.filter(game_id=game_id, seen_at__gte=timezone.now() - TTL)
-    return frozenset(recent.values_list("seat_id", flat=True))
+    return frozenset(seat for (seat,) in _run("connected", [game_id, _at(timezone.now() - TTL)]))
 
 
 def reset() -> None:

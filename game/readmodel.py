@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from game import store
 from game.bot_levels import STAND_IN, seat_name
 from game.engine import GameState
 from game.engine.actions import parse_action
@@ -128,9 +129,11 @@ def read(game_id: int) -> tuple[Room, dict[int, str], GameState | None, str]:
     For a screen that connects or resyncs; the state never leaves the caller's
     hands (screens get `view_for` of it).
     """
-    game = Game.objects.select_related("next_game").get(pk=game_id)
-    seats = list(game.seats.all())
-    next_code = game.next_game.code if game.next_game else ""
+    found = store.read_game(game_id)  # plain SQL: through the ORM, 1.6 ms of 1.7
+    if found is None:
+        raise Game.DoesNotExist(f"There is no game {game_id}.")
+    game, seats = found
+    next_code = store.game_code(game.next_game_id) if game.next_game_id else ""
     holders = {s.pk: holder_of(s.player_key) for s in seats}
     state = state_of(game)
     log = "" if state is None else log_of(game.recent, game.id, game.code, state.moves)

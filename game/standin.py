@@ -17,7 +17,7 @@ import threading
 
 from django.db import connections
 
-from game import presence
+from game import presence, store
 from game.models import Game, Seat
 
 log = logging.getLogger(__name__)
@@ -51,10 +51,10 @@ def watch_turn(game: Game, current: int | None, seats: list[Seat]) -> None:
 
 def phone_left(game_id: int) -> None:
     """A phone's socket closed: watch the game from its version now."""
-    game = Game.objects.filter(pk=game_id).values("version", "stand_in_after", "status").first()
-    if game is None or game["stand_in_after"] is None or game["status"] != Game.Status.PLAYING:
+    game = store.progress(game_id)
+    if game is None or game.stand_in_after is None or game.status != Game.Status.PLAYING:
         return
-    watch(game_id, game["version"], game["stand_in_after"], True)
+    watch(game_id, game.version, game.stand_in_after, True)
 
 
 def resume_checks() -> int:

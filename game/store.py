@@ -1,27 +1,31 @@
-"""The writer's hot path in plain SQL: lock a game, read its seats, record a move, save it;
-and read the moves a replay has not seen yet (game.history).
+"""The hot paths in plain SQL: the writer's (lock a game, read its seats, record a move,
+save it), a connecting screen's (who it is, the game and its seats, unlocked), and the
+moves a replay has not seen yet (game.history).
 
-Every action runs these four statements. Through the ORM, building and compiling
-each query cost more than everything else the writer does (about 0.5 ms a
-statement, against 0.05 ms for the statement itself), so the SQL is written out
-once per database vendor and run through a cursor. The rows still become model
-instances (`Model.from_db`), so the rest of the code sees the same Game and Seat
-objects; values are converted and adapted by the fields themselves, which keeps
-SQLite and PostgreSQL (JSON text, booleans, time zones) right. The timestamps are
-left out of the read (deferred: loaded only if something reads them).
-tests/web/test_store.py compares every read and write with the ORM's, on both.
+Every action runs the writer's four statements; a game that starts or resumes on a
+TV runs the screens' reads five times (the TV and four phones). Through the ORM,
+building and compiling each query cost more than everything else the writer does
+(about 0.5 ms a statement, against 0.05 ms for the statement itself; a screen's read
+of a game 1.6 ms), so the SQL is written out once per database vendor and run through
+a cursor. The rows still become model instances (`Model.from_db`), so the rest of the
+code sees the same Game and Seat objects; values are converted and adapted by the
+fields themselves, which keeps SQLite and PostgreSQL (JSON text, booleans, time zones)
+right. The timestamps are left out of the read (deferred: loaded only if something
+reads them). tests/web/test_store.py compares every read and write with the ORM's, on
+both.
 """
 
 from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection
 from django.db.models import BooleanField, DateTimeField, Field, Model
 from django.utils import timezone
 
+from game.bot_levels import STAND_IN
 from game.models import Game, Move, Seat, SnapshotField
 
 
@@ -47,8 +51,22 @@ def _statements(vendor: str) -> dict[str, str]:
     quote = connection.ops.quote_name
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     move_columns = ("game_id", "index", "seat", "notation", "created_at")
+    game, seat = quote(Game._meta.db_table), quote(Seat._meta.db_table)
     statements = {
         "game": _select(Game, "id") + lock,
+        "game unlocked": _select(Game, "id"),
+        "code": f"SELECT {quote('code')} FROM {game} WHERE {quote('id')} = %s",
+        "version": (
+            f"SELECT {quote('version')}, {quote('status')}, {quote('stand_in_after')}"
+            f" FROM {game} WHERE {quote('id')} = %s"
+        ),
+        # A connecting screen: its game by code, and the seat its player key holds.
+        "who": (
+            f"SELECT g.{quote('id')}, g.{quote('host_key')}, s.{quote('id')}, s.{quote('is_bot')},"
+            f" s.{quote('bot_kind')} FROM {game} g LEFT JOIN {seat} s"
+            f" ON s.{quote('game_id')} = g.{quote('id')} AND s.{quote('player_key')} = %s"
+            f" WHERE g.{quote('code')} = %s ORDER BY s.{quote('position')}"
+        ),
         "seats": _select(Seat, "game_id", "position"),
         "move": (
             f"INSERT INTO {quote(Move._meta.db_table)}"
@@ -70,12 +88,13 @@ def _statements(vendor: str) -> dict[str, str]:
         # seats (as one JSON array, in seat order), and the move with the save.
         seats = ", ".join(f"s.{quote(f.column)}" for f in _columns(Seat))
         games = ", ".join(f"g.{quote(f.column)}" for f in _columns(Game))
-        statements["game and seats"] = (
+        statements["game and seats unlocked"] = (
             f"SELECT {games}, (SELECT coalesce(json_agg(json_build_array({seats})"
             f" ORDER BY s.{quote('position')}), '[]'::json)"
-            f" FROM {quote(Seat._meta.db_table)} s WHERE s.{quote('game_id')} = g.{quote('id')})"
-            f" FROM {quote(Game._meta.db_table)} g WHERE g.{quote('id')} = %s FOR UPDATE OF g"
+            f" FROM {seat} s WHERE s.{quote('game_id')} = g.{quote('id')})"
+            f" FROM {game} g WHERE g.{quote('id')} = %s"
         )
+        statements["game and seats"] = statements["game and seats unlocked"] + " FOR UPDATE OF g"
         statements["move and save"] = f"WITH moved AS ({statements['move']}) {statements['save']}"
     return statements
 
@@ -101,10 +120,21 @@ def _instance(model: type[Model], row: tuple[Any, ...]) -> Any:
 def lock_game(game_id: int) -> tuple[Game, list[Seat]] | None:
     """The game row, locked until the transaction ends (see services._lock), and its
     seats in seat order; None if there is no such game."""
+    return _game_and_seats(game_id, locked=True)
+
+
+def read_game(game_id: int) -> tuple[Game, list[Seat]] | None:
+    """The game row and its seats in seat order, as lock_game reads them but without a
+    lock (a screen that connects or resyncs); None if there is no such game."""
+    return _game_and_seats(game_id, locked=False)
+
+
+def _game_and_seats(game_id: int, locked: bool) -> tuple[Game, list[Seat]] | None:
     statements = _statements(connection.vendor)
+    unlocked = "" if locked else " unlocked"
     with connection.cursor() as cursor:
         if "game and seats" in statements:
-            cursor.execute(statements["game and seats"], [game_id])
+            cursor.execute(statements["game and seats" + unlocked], [game_id])
             row = cursor.fetchone()
             if row is None:
                 return None
@@ -112,12 +142,60 @@ def lock_game(game_id: int) -> tuple[Game, list[Seat]] | None:
             if isinstance(seats, str | bytes):
                 seats = json.loads(seats)
             return _instance(Game, tuple(columns)), [_instance(Seat, tuple(s)) for s in seats]
-        cursor.execute(statements["game"], [game_id])
+        cursor.execute(statements["game" + unlocked], [game_id])
         row = cursor.fetchone()
         if row is None:
             return None
         cursor.execute(statements["seats"], [game_id])
         return _instance(Game, row), [_instance(Seat, seat) for seat in cursor.fetchall()]
+
+
+def game_code(game_id: int) -> str:
+    """A game's room code ("" if there is no such game)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_statements(connection.vendor)["code"], [game_id])
+        row = cursor.fetchone()
+        return str(row[0]) if row else ""
+
+
+class Progress(NamedTuple):
+    """Where a game is: what a heartbeat and a phone that leaves look at."""
+
+    version: int
+    status: str
+    stand_in_after: int | None
+
+
+def progress(game_id: int) -> Progress | None:
+    """A game's version, status and stand-in wait; None if there is no such game."""
+    with connection.cursor() as cursor:
+        cursor.execute(_statements(connection.vendor)["version"], [game_id])
+        row = cursor.fetchone()
+    return Progress(*row) if row else None
+
+
+class Who(NamedTuple):
+    """A connecting screen's game and the seat its player key holds."""
+
+    game_id: int
+    host_key: str
+    seat_id: int | None  # the seat this key plays from its phone, if any
+    stood_in: bool  # a stand-in bot plays this key's seat now (services.take_seat_back)
+
+
+def who(code: str, player_key: str) -> Who | None:
+    """Who a connecting screen is, in one statement; None if no game has this code."""
+    with connection.cursor() as cursor:
+        cursor.execute(_statements(connection.vendor)["who"], [player_key, code])
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    game_id, host_key = rows[0][0], rows[0][1]
+    if not player_key:  # the LEFT JOIN matched no seat, or seats without a key
+        return Who(game_id, host_key, None, False)
+    humans = [seat_id for _, _, seat_id, is_bot, _ in rows if seat_id is not None and not is_bot]
+    stood_in = any(is_bot and kind == STAND_IN for _, _, _, is_bot, kind in rows)
+    return Who(game_id, host_key, humans[0] if humans else None, stood_in)
 
 
 def _adapt(model: type[Model], name: str, value: Any) -> Any:

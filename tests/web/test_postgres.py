@@ -77,6 +77,33 @@ action = legal_actions(services.load_state(game))[0].notation()
 with CaptureQueriesContext(connection) as statements:
     services.play(game.id, "kb", action, game.version)
 print([q["sql"].split()[0] for q in statements.captured_queries])
+
+# A connecting screen's reads (game.store) and presence rows (game.presence), in plain SQL.
+from datetime import timedelta
+from django.utils import timezone
+from game import presence
+from game.models import Presence
+game.refresh_from_db()
+read = store.read_game(game.id)
+ada = game.seats.get(position=0)
+print(
+    [getattr(read[0], n) for n in names] == [getattr(game, n) for n in names],
+    [s.pk for s in read[1]] == [s.pk for s in game.seats.order_by("position")],
+    store.who(game.code, "ka") == (game.id, "host", ada.pk, False),
+    store.who("NOPE", "ka") is None,
+    store.progress(game.id) == (game.version, game.status, game.stand_in_after),
+)
+presence.arrive(game.id, ada.pk, "ada-phone")
+presence.arrive(game.id, ada.pk, "ada-phone")
+Presence.objects.create(channel="ghost", game_id=game.id, seat_id=99,
+                        seen_at=timezone.now() - timedelta(minutes=5))
+here = presence.connected(game.id)
+presence.refresh("ada-phone")
+presence.arrive(game.id, ada.pk, "ada-tablet")
+ghost_gone = not Presence.objects.filter(channel="ghost").exists()
+presence.leave("ada-phone")
+presence.leave("ada-tablet")
+print(here == {ada.pk}, ghost_gone, presence.connected(game.id) == frozenset())
 """
 
 
@@ -103,6 +130,8 @@ def test_a_game_on_postgres_serialises_simultaneous_actions() -> None:
     assert lines[2] == "True"
     assert lines[3] == "True True True True"
     assert lines[4] == "['BEGIN', 'SELECT', 'WITH', 'COMMIT']"
+    assert lines[5] == "True True True True True"
+    assert lines[6] == "True True True"
 
 
 HEALTH_ON_POSTGRES = """

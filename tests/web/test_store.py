@@ -13,8 +13,9 @@ from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
-from game import services, store
-from game.models import Game, Move, Seat
+from game import presence, services, store
+from game.bot_levels import STAND_IN
+from game.models import Game, Move, Presence, Seat
 from tests.web.helpers import game, legal, play_as, started
 
 pytestmark = pytest.mark.django_db
@@ -93,3 +94,80 @@ def test_the_moves_between_two_numbers_are_the_orm_s_in_order() -> None:
     assert store.moves_between(table.game_id, 0, 5) == orm
     assert store.moves_between(table.game_id, 2, 4) == orm[2:4]
     assert store.moves_between(table.game_id, 5, 9) == []
+
+
+def test_a_screen_s_unlocked_read_is_the_locked_one() -> None:
+    table = started(("Ada", "Bob", "Cy"), bots=1)
+    play_as(table, legal(table.game_id)[0])
+    with transaction.atomic():
+        locked = store.lock_game(table.game_id)
+    read = store.read_game(table.game_id)
+    assert locked is not None and read is not None
+    assert loaded(read[0]) == loaded(locked[0])
+    assert [loaded(s) for s in read[1]] == [loaded(s) for s in locked[1]]
+    assert store.read_game(999_999) is None
+
+
+def test_a_game_s_code_and_progress_are_the_orm_s() -> None:
+    table = started(("Ada", "Bob"))
+    Game.objects.filter(pk=table.game_id).update(stand_in_after=45)
+    orm = game(table.game_id)
+    assert store.game_code(table.game_id) == orm.code
+    assert store.progress(table.game_id) == (orm.version, orm.status, 45)
+    assert store.game_code(999_999) == "" and store.progress(999_999) is None
+
+
+def test_who_connects_is_read_in_one_statement() -> None:
+    table = started(("Ada", "Bob"), bots=1)
+    code = game(table.game_id).code
+    seats = {s.position: s for s in Seat.objects.filter(game_id=table.game_id)}
+    ada, bob = table.player(0), table.player(1)
+    assert store.who(code, ada.key) == (table.game_id, table.host_key, seats[0].pk, False)
+    assert store.who(code, bob.key) == (table.game_id, table.host_key, seats[1].pk, False)
+    # The host's key holds no seat here; a screen without a key, nor does a bot's "" key.
+    assert store.who(code, table.host_key) == (table.game_id, table.host_key, None, False)
+    assert store.who(code, "") == (table.game_id, table.host_key, None, False)
+    assert store.who(code, "someone else") == (table.game_id, table.host_key, None, False)
+    assert store.who("NOPE", ada.key) is None
+    # A stand-in plays Bob's seat: no human seat for his key, and he is told so.
+    Seat.objects.filter(pk=seats[1].pk).update(is_bot=True, bot_kind=STAND_IN)
+    assert store.who(code, bob.key) == (table.game_id, table.host_key, None, True)
+
+
+def test_presence_rows_are_written_and_read_as_the_orm_sees_them() -> None:
+    table = started(("Ada", "Bob"))
+    seats = dict(Seat.objects.filter(game_id=table.game_id).values_list("position", "pk"))
+    presence.arrive(table.game_id, seats[0], "ada-phone")
+    presence.arrive(table.game_id, seats[1], "bob-phone")
+    presence.arrive(table.game_id, seats[1], "bob-phone")  # again: still one row
+    rows = Presence.objects.filter(game_id=table.game_id)
+    assert sorted(rows.values_list("channel", "seat_id")) == [
+        ("ada-phone", seats[0]),
+        ("bob-phone", seats[1]),
+    ]
+    assert all(abs(r.seen_at - timezone.now()) < timedelta(minutes=1) for r in rows)
+    assert presence.connected(table.game_id) == {seats[0], seats[1]}
+    # A row its heartbeat stopped refreshing no longer counts, and goes at the next arrival.
+    Presence.objects.filter(channel="ada-phone").update(
+        seen_at=timezone.now() - presence.TTL - timedelta(seconds=1)
+    )
+    assert presence.connected(table.game_id) == {seats[1]}
+    presence.refresh("bob-phone")
+    presence.arrive(table.game_id, seats[1], "bob-tablet")
+    assert not Presence.objects.filter(channel="ada-phone").exists()
+    presence.leave("bob-phone")
+    assert presence.connected(table.game_id) == {seats[1]}  # the tablet is still there
+    presence.leave("bob-tablet")
+    assert presence.connected(table.game_id) == frozenset()
+    assert presence.connected(999_999) == frozenset()
+
+
+def test_a_heartbeat_refreshes_the_row_it_names() -> None:
+    table = started(("Ada", "Bob"))
+    seat = Seat.objects.filter(game_id=table.game_id).values_list("pk", flat=True).first()
+    assert seat is not None
+    presence.arrive(table.game_id, seat, "ada-phone")
+    old = timezone.now() - timedelta(seconds=20)
+    Presence.objects.filter(channel="ada-phone").update(seen_at=old)
+    presence.refresh("ada-phone")
+    assert Presence.objects.get(channel="ada-phone").seen_at > old + timedelta(seconds=15)
