@@ -27,18 +27,17 @@ class ColourCount(NamedTuple):
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+# One view per card and per noble (card_view, noble_view), so a view is equal only to
+# itself: screens look regions up by the cards they show, hundreds of times a change,
+# and the interpreter's own identity hash and comparison cost nothing, where a hash or
+# an equality written in Python (even one that hashed only the id) was a call each.
+@dataclass(frozen=True, slots=True, eq=False)
 class CardView:
     id: int
     level: int
     bonus: str
     points: int
     cost: tuple[ColourCount, ...]  # only the colours it costs
-
-    def __hash__(self) -> int:
-        # A card is its id (the dataset never changes). Screens look regions up by
-        # the cards they show, hundreds of times a change: hashing every field cost more.
-        return hash(self.id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +49,11 @@ class ReservedView:
     card: CardView | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class NobleView:
     id: int
     points: int
-    requires: tuple[ColourCount, ...]
-
-    def __hash__(self) -> int:
-        return hash(self.id)  # as a card's (CardView)
+    requires: tuple[ColourCount, ...]  # one view per noble, as per card (CardView)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,14 +122,14 @@ def _colour_counts(counts: tuple[int, ...]) -> tuple[ColourCount, ...]:
     return tuple(colour_count(NAMES[c], n) for c, n in enumerate(counts))
 
 
-@cache
+@cache  # the only view of this card: views compare by identity (CardView)
 def card_view(card_id: int) -> CardView:
     c = card(card_id)
     cost = tuple(colour_count(NAMES[g], n) for g, n in zip(GEMS, c.cost, strict=True) if n)
     return CardView(c.id, c.level, NAMES[c.bonus], c.points, cost)
 
 
-@cache
+@cache  # the only view of this noble (NobleView)
 def noble_view(noble_id: int) -> NobleView:
     n = noble(noble_id)
     needs = tuple(colour_count(NAMES[g], k) for g, k in zip(GEMS, n.requires, strict=True) if k)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from game.engine import new_game
 from game.engine.bots import make_bot
-from game.engine.projection import TABLE, view_for
+from game.engine.projection import TABLE, card_view, noble_view, view_for
 from game.engine.rules import apply_action
-from game.readmodel import decode_view, encode_view
+from game.readmodel import Room, SeatInfo, decode_view, encode_view
 
 
 @pytest.mark.parametrize("seed", [1, 7, 2024])
@@ -26,3 +28,29 @@ def test_every_projection_survives_the_wire_through_a_whole_game(seed: int) -> N
     view = view_for(state, TABLE)
     assert decode_view(encode_view(view)) == view  # the end, with its outcome
     assert state.is_over
+
+
+def test_a_room_with_presence_changes_only_who_is_connected() -> None:
+    seats = (
+        SeatInfo(0, "Ada", False, False, "AAAA", id=11),
+        SeatInfo(1, "Bot", True, True, "", id=12, bot_kind="medium", bot_number=1),
+        SeatInfo(2, "Cy", True, False, "CCCC", stand_in=True, id=13, bot_kind="stand-in"),
+        SeatInfo(3, "Dee", False, True, "DDDD", id=14),
+    )
+    room = Room(5, "ABCD", "playing", 17, True, "EFGH", seats, 30, 2.5)
+    shown = room.with_presence(frozenset({14}))
+    # Every field as it was, but each seat's connected: a bot always, a human if here.
+    expected = dataclasses.replace(
+        room,
+        seats=tuple(dataclasses.replace(s, connected=s.is_bot or s.id == 14) for s in room.seats),
+    )
+    assert shown == expected
+    assert [s.connected for s in shown.seats] == [False, True, True, True]
+
+
+def test_a_card_s_view_is_one_object_so_views_compare_by_identity() -> None:
+    assert card_view(7) is card_view(7) and noble_view(3) is noble_view(3)
+    assert card_view(7) == card_view(7) and card_view(7) != card_view(8)
+    state = new_game(2, 11, 0)
+    assert view_for(state, TABLE) == view_for(state, TABLE)  # equal views, as before
+    assert hash(view_for(state, 0).market) == hash(view_for(state, 0).market)
