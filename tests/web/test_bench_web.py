@@ -26,6 +26,7 @@ ROWS = (
     "paced games: latency p99",
     "paced games: p99 away from replacements",
     "paced games: server CPU, share of one core",
+    "paced games: of which outside the event loop",
     "bytes per change, TV",
     "bytes per change, phone",
     "messages per change, TV",

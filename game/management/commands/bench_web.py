@@ -18,7 +18,8 @@ their ratio:
   (user + system time of its process, from /proc) per action and actions per
   CPU-second (a server core);
 - --games (100) acting once a second each, for --paced-seconds (30): the
-  sustained rate, p99 latency, and the server's CPU as a share of one core. The
+  sustained rate, p99 latency, and the server's CPU as a share of one core (and
+  how much of it was outside the event loop's thread: the project's writer). The
   project's games join part-played, each at a stage of its own, as on a server
   that has run for a while (a game's later turns cost more than its first, and
   about one game a second ends and is replaced, as there); the busy games play
@@ -88,6 +89,7 @@ from game.management.loopback import (
     Server,
     cpu_seconds,
     daphne,
+    main_thread_cpu_seconds,
     rss_bytes,
     run_child,
 )
@@ -132,6 +134,7 @@ def pooled(phases: Sequence[Phase]) -> Phase:
         [e for phase in phases for e in phase.errors],
         phases[-1].load,
         calm_latencies=[t for phase in phases for t in phase.calm_latencies],
+        loop_cpu=sum(phase.loop_cpu for phase in phases),
     )
 
 
@@ -317,6 +320,10 @@ class Target:
     def cpu(self) -> float:
         return sum(cpu_seconds(server.pid) for server in self.servers)
 
+    def loop_cpu(self) -> float:
+        """The servers' event-loop threads only (the rest is their database threads)."""
+        return sum(main_thread_cpu_seconds(server.pid) for server in self.servers)
+
     def rss(self) -> int:
         return sum(rss_bytes(server.pid) for server in self.servers)
 
@@ -443,6 +450,7 @@ class Phase:
     load: str
     # The latencies of the actions that overlapped no game's replacement (Player.replacing).
     calm_latencies: list[float] = field(default_factory=list)
+    loop_cpu: float = 0.0  # of `cpu`, what the servers' event-loop threads used
     # In the two-worker part, what else took CPU meanwhile (seconds): PostgreSQL's server
     # processes for this database, the client (this process) and Redis; and how many of
     # the machine's cores were busy on average.
@@ -507,7 +515,7 @@ def measure(
         player.error = ""
         player.reset_traffic()
     offsets = [(period or 0.0) * index / len(players) for index in range(len(players))]
-    cpu, started = target.cpu(), clock()
+    cpu, loop_cpu, started = target.cpu(), target.loop_cpu(), clock()
     until = started + seconds
     threads = [
         threading.Thread(target=p.run, args=(until, period, offset), daemon=True)
@@ -517,7 +525,7 @@ def measure(
         thread.start()
     for thread in threads:
         thread.join(timeout=seconds + WAIT + 60)
-    elapsed, cpu = clock() - started, target.cpu() - cpu
+    elapsed, cpu, loop_cpu = clock() - started, target.cpu() - cpu, target.loop_cpu() - loop_cpu
     traffic = Traffic()
     for player in players:
         traffic.add(player.traffic)
@@ -525,6 +533,7 @@ def measure(
     errors = [p.error for p in players if p.error]
     replaced = sum(p.replaced for p in players)
     phase = Phase(len(latencies), elapsed, cpu, latencies, traffic, replaced, errors, load())
+    phase.loop_cpu = loop_cpu
     phase.calm_latencies = away_from(
         [span for p in players for span in p.spans],
         [span for p in players for span in p.replacing],
@@ -945,6 +954,13 @@ class Command(BaseCommand):
             lambda r: r["paced"].cpu / r["paced"].elapsed,
             share,
             "<= 70%",
+        )
+        # Of that, what the threads other than the event loop's used: the project's
+        # writer runs in its database thread (the bare server has none at work).
+        row(
+            "paced games: of which outside the event loop",
+            lambda r: (r["paced"].cpu - r["paced"].loop_cpu) / r["paced"].elapsed,
+            share,
         )
         row("bytes per change, TV", lambda r: per_change(r[busy], "tv_bytes", 1), kb, "<= 8 KB")
         row(
