@@ -148,7 +148,7 @@ def test_settings_default_to_sqlite_and_the_in_memory_layer() -> None:
 def require_service(port: int, name: str) -> None:
     """Skip when a local service is down, except in CI where it must be running."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
+        with socket.create_connection(("127.0.0.1", port), timeout=5):  # a busy machine
             return
     except OSError:
         message = f"{name} is not listening on 127.0.0.1:{port}"
