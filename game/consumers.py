@@ -71,11 +71,11 @@ def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int 
     A phone back from away plays its seat again at once: if a stand-in plays it,
     the seat is given back first.
     """
-    player_key = _player_key(scope)
-    found = store.who(code.upper(), player_key)
+    player_key, code = _player_key(scope), code.upper()
+    found = store.who(code, player_key)
     if found is not None and phone and found.stood_in:
         services.take_seat_back(found.game_id, player_key)
-        found = store.who(code.upper(), player_key)
+        found = store.who(code, player_key)
     if found is None:
         return None
     is_host = bool(player_key) and found.host_key == player_key

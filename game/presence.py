@@ -52,9 +52,10 @@ def _statements(vendor: str) -> dict[str, str]:
 
 
 def _run(name: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    """Run one statement; the rows it read (none for a write)."""
     with connection.cursor() as cursor:
         cursor.execute(_statements(connection.vendor)[name], params)
-        return cursor.fetchall() if name == "connected" else []
+        return cursor.fetchall() if cursor.description else []
 
 
 def _at(moment: datetime) -> Any:

@@ -82,33 +82,8 @@ class Room:
 @lru_cache(maxsize=256)
 def _with_presence(room: Room, here: frozenset[int]) -> Room:
     """Every table screen of a game shows the same room and presence: made once a change."""
-    # Built field by field: dataclasses.replace looks every field up by name, for each of
-    # the five objects, at every change of every game on a TV.
-    seats = tuple(
-        SeatInfo(
-            s.position,
-            s.stored_name,
-            s.is_bot,
-            s.is_bot or s.id in here,
-            s.rejoin_code,
-            s.stand_in,
-            s.id,
-            s.bot_kind,
-            s.bot_number,
-        )
-        for s in room.seats
-    )
-    return Room(
-        room.id,
-        room.code,
-        room.status,
-        room.version,
-        room.no_gold_small,
-        room.next_code,
-        seats,
-        room.stand_in_after,
-        room.hard_bot_seconds,
-    )
+    seats = tuple(dataclasses.replace(s, connected=s.is_bot or s.id in here) for s in room.seats)
+    return dataclasses.replace(room, seats=seats)
 
 
 def holder_of(player_key: str) -> str:
