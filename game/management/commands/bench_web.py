@@ -959,7 +959,9 @@ class Command(BaseCommand):
         # writer runs in its database thread (the bare server has none at work).
         row(
             "paced games: of which outside the event loop",
-            lambda r: (r["paced"].cpu - r["paced"].loop_cpu) / r["paced"].elapsed,
+            # Both totals are read from /proc in clock ticks a moment apart: on an idle
+            # thread their difference can come out a tick below zero.
+            lambda r: max(0.0, r["paced"].cpu - r["paced"].loop_cpu) / r["paced"].elapsed,
             share,
         )
         row("bytes per change, TV", lambda r: per_change(r[busy], "tv_bytes", 1), kb, "<= 8 KB")
