@@ -47,6 +47,27 @@ def test_the_locked_game_has_the_orm_s_values_and_types() -> None:
     assert fast.created_at == orm.created_at
 
 
+def test_an_instance_read_here_is_saved_and_refreshed_like_the_orm_s() -> None:
+    """Rows become instances without Model.__init__: they must still be instances the
+    ORM knows as saved rows of this database, with only the timestamps deferred."""
+    table = started(("Ada", "Bob"))
+    with transaction.atomic():
+        locked = store.lock_game(table.game_id)
+        assert locked is not None
+        fast, seats = locked
+        assert not fast._state.adding and fast._state.db == "default"
+        assert fast.get_deferred_fields() == {"created_at", "updated_at", "bot_claimed_at"}
+        assert seats[0].get_deferred_fields() == set() and seats[0].game.pk == fast.pk
+        seats[1].name = "Robert"
+        seats[1].save(update_fields=["name"])  # an UPDATE, not an INSERT
+        fast.stand_in_after = 45
+        fast.save(update_fields=["stand_in_after"])
+    assert Seat.objects.get(pk=seats[1].pk).name == "Robert"
+    assert Seat.objects.filter(game_id=table.game_id).count() == 2
+    fast.refresh_from_db()
+    assert fast.stand_in_after == 45 and fast == game(table.game_id)
+
+
 def test_a_missing_game_reads_as_none_and_an_action_on_it_is_refused() -> None:
     with transaction.atomic():
         assert store.lock_game(999_999) is None
