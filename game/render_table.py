@@ -72,7 +72,8 @@ def _player(
         "roman": present.ROMAN,
         "just": just,
     }
-    marks = tuple(just.items())
+    # Each part's key holds the markers that part shows, no more: with every marker in
+    # it, a seat's bonuses were drawn again at each of its turns and the turn after.
     keys = {
         "head": (
             seat,
@@ -83,10 +84,11 @@ def _player(
             host["csrf"],
             host["over"],
         ),
-        "bonuses": (position, view.bonuses, marks),
+        "bonuses": (position, view.bonuses, just.get("bonus")),
         "tokens": (position, view.tokens, view.token_count),
     }
     if view.reserved or view.nobles:
+        marks = (just["cards"], just["blind"], just.get("noble"))
         keys["cards"] = (position, view.reserved, view.nobles, marks)
     return {
         f"player-{position}-{part}": regions.render_by(
