@@ -33,7 +33,7 @@ _SCRIPTED = re.compile(
 )
 # Whitespace between two tags (a swap may keep or drop a line break there).
 _BETWEEN_TAGS = re.compile(r">\s+<")
-_PRESERVED = re.compile(r'(<[^>]*\bid="([^"]+)"[^>]*\shx-preserve[^>]*>)')
+_PRESERVED = re.compile(r'<[^>]*\bid="([^"]+)"[^>]*\shx-preserve[^>]*>')
 
 
 def _regions_by_id(html: str) -> dict[str, str]:
@@ -41,7 +41,7 @@ def _regions_by_id(html: str) -> dict[str, str]:
     sheets counts by its opening tag only: new sheets go at the end of the list, a
     fresh page lists them in the market's order. A QR code's inside is left out (the
     browser keeps the one it shows: hx-preserve), and so is whitespace between tags."""
-    for _tag, element_id in _PRESERVED.findall(html):
+    for element_id in _PRESERVED.findall(html):
         found = find_element(html, element_id)
         assert found is not None
         html = html[: found.inner_start] + html[found.inner_end :]
