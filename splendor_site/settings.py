@@ -25,6 +25,13 @@ def _env_flag(name: str, default: str) -> bool:
     return os.environ.get(name, default).strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _env_number(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
 def _secret_key() -> str:
     """Return SPLENDOR_SECRET_KEY, else a key generated once and kept in .secret_key."""
     from_env = os.environ.get("SPLENDOR_SECRET_KEY", "").strip()
@@ -114,26 +121,39 @@ TEMPLATES = [
 WSGI_APPLICATION = "splendor_site.wsgi.application"
 ASGI_APPLICATION = "splendor_site.asgi.application"
 
+# PostgreSQL only: the most connections one server process opens (its pool), and the
+# seconds a request waits for a free one before it fails. Requests hold one for a few
+# milliseconds; bots, the screens' database thread and the server's timers share them.
+SPLENDOR_DB_POOL_SIZE = max(1, int(_env_number("SPLENDOR_DB_POOL_SIZE", 10)))
+SPLENDOR_DB_POOL_TIMEOUT = _env_number("SPLENDOR_DB_POOL_TIMEOUT", 30)
+
 DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
 DATABASES: dict[str, dict[str, Any]]
-# Keep connections open between uses (a new SQLite/PostgreSQL connection per screen
-# update cost more than the query). Channels runs all ORM work of a process in one
-# thread (database_sync_to_async is thread-sensitive) and closes connections older
-# than this or broken (health checks) around each call; bot-turn threads close theirs.
-CONN_MAX_AGE = 600
 if DATABASE_URL:
-    DATABASES = {
-        "default": dict(
-            dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True)
-        )
-    }
+    DATABASES = {"default": dict(dj_database_url.parse(DATABASE_URL))}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        # The same, with a health check that costs no round trip (game/postgresql/base.py).
-        DATABASES["default"]["ENGINE"] = "game.postgresql"
+        # A pool per process: at most SPLENDOR_DB_POOL_SIZE connections whatever the
+        # traffic. Under ASGI every request's sync work runs in a thread of its own, and
+        # persistent connections (one per thread) piled up until PostgreSQL refused
+        # everyone. A request, a screen's database call or a bot's step borrows a
+        # connection and gives it back at its end (CONN_MAX_AGE 0); when all are lent,
+        # it waits up to SPLENDOR_DB_POOL_TIMEOUT seconds for one. Each is checked as
+        # it is lent (CONN_HEALTH_CHECKS: an empty query), so one the server ended is
+        # replaced instead of failing a request.
+        DATABASES["default"].update(CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=True)
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": min(2, SPLENDOR_DB_POOL_SIZE),
+            "max_size": SPLENDOR_DB_POOL_SIZE,
+            "timeout": SPLENDOR_DB_POOL_TIMEOUT,
+        }
 else:
     DATABASES = {
         "default": {
-            "CONN_MAX_AGE": CONN_MAX_AGE,
+            # Keep the connection open between uses (a new SQLite connection per screen
+            # update cost more than the query). Channels runs all ORM work of a process
+            # in one thread and closes connections older than this or broken around each
+            # call; bot-turn threads close theirs.
+            "CONN_MAX_AGE": 600,
             "CONN_HEALTH_CHECKS": True,
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": Path(os.environ.get("SPLENDOR_DB_PATH") or BASE_DIR / "db.sqlite3"),
@@ -255,13 +275,6 @@ SPLENDOR_BOT_DELAY = float(os.environ.get("SPLENDOR_BOT_DELAY", "1.2"))
 SPLENDOR_HARD_BOT_SECONDS = float(os.environ.get("SPLENDOR_HARD_BOT_SECONDS", "1.0"))
 # Seconds the search thinks when a player asks "Suggest a move".
 SPLENDOR_HINT_SECONDS = float(os.environ.get("SPLENDOR_HINT_SECONDS", "1.0"))
-
-
-def _env_number(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, "") or default)
-    except ValueError:
-        return default
 
 
 # Clean-up (python manage.py cleanup, and the server by itself every few hours):

@@ -996,9 +996,8 @@ class Command(BaseCommand):
 
     def scale_part(self, options: dict[str, Any]) -> None:
         database = settings.DATABASES["default"]
-        if database["ENGINE"] != "game.postgresql" or not str(database["NAME"]).startswith(
-            "splendor_bench_"
-        ):
+        postgres = database["ENGINE"] == "django.db.backends.postgresql"
+        if not postgres or not str(database["NAME"]).startswith("splendor_bench_"):
             raise CommandError("Refusing to run: the database is not the throwaway one.")
         call_command("migrate", interactive=False, verbosity=0)
         tmp = Path(os.environ["SPLENDOR_BENCH_WEB_TMP"])
