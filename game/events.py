@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -101,15 +102,23 @@ async def _send_all(layer: BaseChannelLayer, sent: list[tuple[str, dict[str, Any
         await layer.group_send(group, message)
 
 
-# The server's event loop: a writer in a plain thread (a bot's turn) sends through it,
-# as the in-memory channel layer's queues belong to that loop.
+# The server's event loop: every writer (they all run in threads: requests, screens'
+# database calls, bots' turns) sends through it, as the in-memory channel layer's
+# queues belong to that loop and are not thread-safe.
 _loop: asyncio.AbstractEventLoop | None = None
+# Held while the loop is learned and while a change is sent before it is known, so
+# that no screen joins a group while a thread sends from a loop of its own.
+_loop_lock = threading.Lock()
 
 
 def serve_from(loop: asyncio.AbstractEventLoop) -> None:
-    """Remember the loop the sockets are served from (called as a socket connects)."""
+    """Remember the loop the sockets are served from (called as a socket connects,
+    before it joins any group)."""
     global _loop
-    _loop = loop
+    if _loop is loop:
+        return
+    with _loop_lock:
+        _loop = loop
 
 
 # The loop's latest publication: the next one waits for it, so that every screen
@@ -158,10 +167,14 @@ def publish(
     if layer is None:
         return
     sent = messages(room, holders, state, gone, log)
-    loop = _loop
-    if loop is not None and loop.is_running() and not loop.is_closed():
-        loop.call_soon_threadsafe(_schedule, layer, sent)
-    else:
+    with _loop_lock:
+        loop = _loop
+        if loop is not None and loop.is_running() and not loop.is_closed():
+            loop.call_soon_threadsafe(_schedule, layer, sent)
+            return
+        # No socket has connected to this process yet (the first one waits for the
+        # lock before it joins a group), so none here can miss this change; the
+        # screens of other processes get it through Redis.
         async_to_sync(_send_all)(layer, sent)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.urls import URLPattern, URLResolver, re_path
 
-from game import events, services
+from game import events
 from game.consumers import GameConsumer
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
@@ -19,10 +19,11 @@ websocket_urlpatterns: list[URLPattern | URLResolver] = [
 
 class Starting:
     """Wrap the ASGI application: at its first connection of any kind, learn the event
-    loop (bots publish through it) and resume the bots' pending turns.
+    loop (writers in other threads publish through it) and settle the interpreter.
 
-    Daphne has no start-up hook; after a restart the screens reconnect by
-    themselves within seconds, so the first of them starts it.
+    Daphne has no start-up hook that runs on its loop; the first connection is
+    the first moment code runs there. (The bots' pending turns are taken up by
+    services.start_bot_sweep, started with the application.)
     """
 
     def __init__(self, app: Any) -> None:
@@ -33,7 +34,6 @@ class Starting:
         if not self.started:
             self.started = True
             events.serve_from(asyncio.get_running_loop())
-            services.resume_bot_turns_once()
             settle_interpreter()
         return await self.app(scope, receive, send)
 

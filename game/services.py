@@ -10,20 +10,21 @@ request raises Refused with a message for the player, and changes nothing.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
-import time
-from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, OperationalError, connections, transaction
-from django.db.models import Q
+from django.db import IntegrityError, connection, connections, transaction
+from django.db.models import F, IntegerField, JSONField, Q
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from game import events, history, names, presence, rejoin_guard, standin, store
+from game import background, events, history, names, presence, rejoin_guard, standin, store
 from game.bot_levels import LEVELS, STAND_IN_CHOICES, hard_bot_choices, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
 from game.engine.rules import apply_action
@@ -494,8 +495,10 @@ def play_bot_turn(game_id: int, expected_version: int) -> bool:
     """Let the bot whose turn it is act once; False if there was nothing to do.
 
     The bot thinks outside the transaction and the row lock (a strong bot may
-    think for a second); then the game is locked and the move applied only if
-    the game is still at the version the bot looked at.
+    think for seconds), without a database connection (with PostgreSQL's pool,
+    one lent to a thinking bot is one fewer for the screens); then the game is
+    locked and the move applied only if the game is still at the version the
+    bot looked at: a move is played once, whichever process or thread tries.
     """
     game = Game.objects.filter(pk=game_id).first()
     seat = bot_to_play(game) if game is not None else None
@@ -503,6 +506,8 @@ def play_bot_turn(game_id: int, expected_version: int) -> bool:
         return False
     state = load_state(game)
     assert state is not None
+    if not connection.in_atomic_block:
+        connection.close()  # nothing to read until the bot has chosen
     bot = make_level_bot(seat.bot_kind, game.seed + game.version, game.hard_bot_seconds)
     action = bot.choose(state, seat.position)
     with transaction.atomic():
@@ -515,123 +520,139 @@ def play_bot_turn(game_id: int, expected_version: int) -> bool:
 
 # ---------------------------------------------------------------- bot scheduling
 
-# A claim this old belongs to a process that died mid-turn: another may take over.
-CLAIM_TIMEOUT = timedelta(seconds=60)
-BOT_ATTEMPTS = 5
-_pending: set[threading.Timer] = set()
-_pending_lock = threading.Lock()
+# A claim on a bot turn is a lease: its holder renews it every BOT_LEASE_RENEW while
+# the bot pauses and thinks. One not renewed for BOT_LEASE belongs to a process that
+# died (or froze): any process's sweep (sweep_bot_turns) finds the turn and takes it over.
+BOT_LEASE = timedelta(seconds=5)
+BOT_LEASE_RENEW = 1.5
+# Seconds between two sweeps of one process (each jittered by up to half).
+BOT_SWEEP_EVERY = 2.0
+
+_turns = background.Timers("bot turn")
+# The turns this process holds or is about to claim: its sweep leaves them alone.
+_mine: set[tuple[int, int]] = set()
+_mine_lock = threading.Lock()
 
 
 def schedule_bot_turn(game_id: int, version: int, delay: float | None = None) -> None:
-    """Play the bot's move at this version after the visible pause, in a worker thread.
+    """Claim the bot's move at this version and play it after the visible pause, in a
+    worker thread.
 
     Called by whoever committed the change that left a bot to play, whatever
-    screens are connected; off the event loop, so a slow bot blocks no socket.
+    screens are connected, and by the sweep for a turn nobody holds; off the
+    event loop, so a slow bot blocks no socket.
     """
     pause = settings.SPLENDOR_BOT_DELAY if delay is None else delay
-    timer = threading.Timer(pause, _run_bot_turn, (game_id, version))
-    timer.daemon = True
-    with _pending_lock:
-        _pending.add(timer)
-    timer.start()
+    with _mine_lock:
+        if (game_id, version) in _mine:
+            return
+        _mine.add((game_id, version))
+    _turns.after(0, _run_bot_turn, game_id, version, pause)
 
 
-def _run_bot_turn(game_id: int, version: int) -> None:
+def _run_bot_turn(game_id: int, version: int, pause: float) -> None:
     try:
-        if _retrying(claim_bot_turn, game_id, version):
-            _retrying(play_bot_turn, game_id, version)
-    except Exception:  # a bot must never take the server down with it
-        log.exception("Bot turn failed in game %s at version %s", game_id, version)
+        claimed_at = background.retrying(lambda: claim_bot_turn(game_id, version))
+        if claimed_at is None:
+            return  # another process holds it, or the game moved on
+        renew = functools.partial(renew_bot_claim, game_id, version)
+        with background.Lease(lambda: renew(claimed_at) is not None, BOT_LEASE_RENEW) as lease:
+            if pause > 0:
+                connections.close_all()  # no connection held while the bot pauses
+                if _turns.stopping.wait(pause):
+                    return
+            if not lease.lost.is_set():  # else another process took the turn over
+                background.retrying(lambda: play_bot_turn(game_id, version))
     finally:
-        connections.close_all()  # this thread's connections only
-        with _pending_lock:
-            _pending.difference_update({t for t in _pending if t.finished.is_set()})
+        with _mine_lock:
+            _mine.discard((game_id, version))
 
 
-def _retrying(step: Callable[[int, int], bool], game_id: int, version: int) -> bool:
-    """Run one step, again a few times while SQLite is busy with another writer."""
-    for attempt in range(1, BOT_ATTEMPTS):
-        try:
-            return step(game_id, version)
-        except OperationalError:
-            time.sleep(0.05 * attempt)
-    return step(game_id, version)
+def _live_claim(now: datetime, version: Any) -> Q:
+    return Q(bot_claim=version, bot_claimed_at__gte=now - BOT_LEASE)
 
 
-def claim_bot_turn(game_id: int, version: int) -> bool:
-    """Claim the bot turn at this version for this process (compare-and-swap).
+def claim_bot_turn(game_id: int, version: int) -> datetime | None:
+    """Claim the bot turn at this version for this process (compare-and-swap); return
+    the claim's time (its holder renews it with it), or None if it is not free.
 
-    Several processes (or a resume after a restart) may schedule the same turn;
-    only the one whose UPDATE matches plays it.
+    Several processes (or a sweep) may schedule the same turn; only the one whose
+    UPDATE matches plays it, unless it stops renewing its lease.
     """
     now = timezone.now()
-    free = ~Q(bot_claim=version) | Q(bot_claimed_at__lt=now - CLAIM_TIMEOUT)
-    mine = Game.objects.filter(free, pk=game_id, version=version, status=Game.Status.PLAYING)
-    return mine.update(bot_claim=version, bot_claimed_at=now) == 1
+    mine = Game.objects.filter(pk=game_id, version=version, status=Game.Status.PLAYING)
+    taken = mine.exclude(_live_claim(now, version)).update(bot_claim=version, bot_claimed_at=now)
+    return now if taken == 1 else None
+
+
+def renew_bot_claim(game_id: int, version: int, claimed_at: datetime) -> datetime | None:
+    """Renew this process's claim made (or last renewed) at `claimed_at`; return the new
+    time, or None if the claim is no longer ours (taken over, or the game moved on)."""
+    now = timezone.now()
+    ours = Game.objects.filter(pk=game_id, version=version, bot_claim=version)
+    return now if ours.filter(bot_claimed_at=claimed_at).update(bot_claimed_at=now) == 1 else None
 
 
 def pending_bot_turns() -> list[tuple[int, int]]:
-    """Return (game id, version) of every running game where a bot is to play."""
-    bots = Seat.objects.filter(is_bot=True, game__status=Game.Status.PLAYING)
-    by_game: dict[int, set[int]] = {}
-    for game_id, position in bots.values_list("game_id", "position"):
-        by_game.setdefault(game_id, set()).add(position)
-    games = Game.objects.filter(pk__in=by_game).values_list("pk", "version", "state")
-    snapshots: list[tuple[int, int, Any]] = list(games)  # the state is JSON data
-    return [(pk, v) for pk, v, state in snapshots if state and state["current"] in by_game[pk]]
+    """Return (game id, version) of every running game where a bot is to play and no
+    process holds a live claim on its turn, in one query."""
+    now = timezone.now()
+    # The seat to play, read from the snapshot by the database (JSON kept as text).
+    current = Cast(KeyTextTransform("current", Cast("state", JSONField())), IntegerField())
+    games = (
+        Game.objects.filter(status=Game.Status.PLAYING)
+        .exclude(Q(bot_claim=F("version"), bot_claimed_at__gte=now - BOT_LEASE))
+        .annotate(current=current)
+        .filter(seats__is_bot=True, seats__position=F("current"))
+    )
+    return sorted(games.values_list("pk", "version"))
 
 
-def resume_bot_turns() -> int:
-    """Schedule every pending bot turn (after a server start); return how many."""
+def sweep_bot_turns() -> int:
+    """Schedule every bot turn nobody holds (after a start, or a process's death);
+    return how many."""
     pending = pending_bot_turns()
     for game_id, version in pending:
-        schedule_bot_turn(game_id, version)
+        schedule_bot_turn(game_id, version, delay=0)
     return len(pending)
 
 
-_resumed = threading.Event()
+_sweeping = threading.Lock()
+_sweeper: threading.Thread | None = None
 
 
-def resume_bot_turns_once() -> None:
-    """Resume pending bot turns once per process, in the background (first screen or request).
+def start_bot_sweep() -> bool:
+    """Sweep for pending bot turns now and then every ~BOT_SWEEP_EVERY seconds, once per
+    process (started with the server); resume the waits for away phones first.
 
-    Daphne has no start-up hook; the screens reconnect by themselves after a
-    restart, and whichever arrives first (or the first page request) starts it.
+    Off under pytest unless a test asks (settings.SPLENDOR_BOT_SWEEP): a test's games
+    are its own.
     """
-    if _resumed.is_set():
-        return
-    _resumed.set()
-    threading.Thread(target=_resume_quietly, daemon=True).start()
+    global _sweeper
+    if not settings.SPLENDOR_BOT_SWEEP:
+        return False
+    with _sweeping:
+        if _sweeper is None:
+            _sweeper = background.every(BOT_SWEEP_EVERY, _sweep_once, "splendor-bot-sweep")
+    return True
 
 
-def _resume_quietly() -> None:
-    try:
-        resume_bot_turns()
-        standin.resume_checks()  # and the waits for away phones
-    except Exception:
-        log.exception("Could not resume the bots' turns")
-    finally:
-        connections.close_all()
+_resumed_checks = threading.Event()
+
+
+def _sweep_once() -> None:
+    if not _resumed_checks.is_set():
+        standin.resume_checks()  # the checks scheduled before a restart died with it
+        _resumed_checks.set()
+    sweep_bot_turns()
 
 
 def wait_for_bot_turns(timeout: float = 30.0) -> None:
     """Wait until every scheduled bot turn has been played, including the turns they
     schedule in turn (a clean stop; tests wait for the move instead of polling)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        with _pending_lock:
-            running = [t for t in _pending if not t.finished.is_set()]
-        if not running:
-            return
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"{len(running)} bot turn(s) still running after {timeout} s")
-        for timer in running:
-            timer.join(max(0.0, deadline - time.monotonic()))
+    _turns.wait(timeout)
 
 
 def cancel_bot_turns() -> None:
     """Stop every scheduled bot turn that has not started (tests)."""
-    with _pending_lock:
-        for timer in _pending:
-            timer.cancel()
-        _pending.clear()
+    _turns.cancel()

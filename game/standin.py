@@ -12,18 +12,10 @@ bot's move is claimed once). A phone that reconnects takes its seat back.
 
 from __future__ import annotations
 
-import logging
-import threading
-
-from django.db import connections
-
-from game import presence, store
+from game import background, presence, store
 from game.models import Game, Seat
 
-log = logging.getLogger(__name__)
-
-_pending: set[threading.Timer] = set()
-_pending_lock = threading.Lock()
+_checks = background.Timers("stand-in check")
 
 
 def watch(game_id: int, version: int, after: float, seen_away: bool) -> None:
@@ -32,11 +24,7 @@ def watch(game_id: int, version: int, after: float, seen_away: bool) -> None:
     `seen_away`: its phone was already away when this wait began (else the
     check that finds it away waits once more, so it was away a whole wait).
     """
-    timer = threading.Timer(after, _run_check, (game_id, version, seen_away))
-    timer.daemon = True
-    with _pending_lock:
-        _pending.add(timer)
-    timer.start()
+    _checks.after(after, check_now, game_id, version, seen_away)
 
 
 def watch_turn(game: Game, current: int | None, seats: list[Seat]) -> None:
@@ -93,33 +81,10 @@ def check(game_id: int, version: int, seen_away: bool = True) -> bool:
 
 
 def check_now(game_id: int, version: int, seen_away: bool = True) -> bool:
-    """`check`, again a few times while SQLite is busy with another writer."""
-    from game import services
-
-    return services._retrying(lambda g, v: check(g, v, seen_away), game_id, version)
-
-
-def _run_check(game_id: int, version: int, seen_away: bool) -> None:
-    try:
-        check_now(game_id, version, seen_away)
-    except Exception:  # a check must never take the server down
-        log.exception("Stand-in check failed in game %s at version %s", game_id, version)
-    finally:
-        connections.close_all()  # this thread's connections only
-        with _pending_lock:
-            _pending.difference_update({t for t in _pending if t.finished.is_set()})
+    """`check`, again a few times while the database is busy."""
+    return background.retrying(lambda: check(game_id, version, seen_away))
 
 
 def cancel() -> None:
     """Stop every scheduled check, and wait for any running one to end (tests)."""
-    while True:
-        with _pending_lock:
-            timers = list(_pending)
-            _pending.clear()
-        if not timers:
-            return
-        for timer in timers:
-            timer.cancel()
-        for timer in timers:
-            if timer.ident is not None:  # started (a cancelled one not yet started stays idle)
-                timer.join(30)  # a running check may schedule another: the loop stops it too
+    _checks.cancel()

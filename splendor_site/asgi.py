@@ -10,12 +10,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splendor_site.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
+from channels.layers import get_channel_layer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from game import housekeeping  # noqa: E402
+from game import housekeeping, services  # noqa: E402
 from game.routing import Starting, websocket_urlpatterns  # noqa: E402
 
 
@@ -40,5 +41,12 @@ application = Starting(
     )
 )
 
+# The process's one channel layer, made now, before any thread can ask for it:
+# channels makes it on first use without a lock, and a bot's thread racing the event
+# loop made a second one that no screen listened to.
+get_channel_layer()
+
 # Old games and sessions are deleted now and then (never under pytest unless asked).
 housekeeping.start_in_background()
+# Bot turns nobody plays (the server restarted, another process died) are taken up.
+services.start_bot_sweep()

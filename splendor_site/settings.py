@@ -273,6 +273,10 @@ SPLENDOR_ADMIN = _env_flag("SPLENDOR_ADMIN", "0")
 SPLENDOR_BOT_DELAY = float(os.environ.get("SPLENDOR_BOT_DELAY", "1.2"))
 # Seconds the hard (search) bot thinks about each move; the pause above is not added.
 SPLENDOR_HARD_BOT_SECONDS = float(os.environ.get("SPLENDOR_HARD_BOT_SECONDS", "1.0"))
+# Each server process looks for bot turns that no process is playing (after a
+# restart, or when the process that claimed one died) every two seconds or so. Off
+# under pytest unless a test asks: a test's games are its own.
+SPLENDOR_BOT_SWEEP = _env_flag("SPLENDOR_BOT_SWEEP", "0" if "pytest" in sys.modules else "1")
 # Seconds the search thinks when a player asks "Suggest a move".
 SPLENDOR_HINT_SECONDS = float(os.environ.get("SPLENDOR_HINT_SECONDS", "1.0"))
 

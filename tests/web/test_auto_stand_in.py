@@ -21,9 +21,9 @@ from tests.web.helpers import Screens, Table, db, game, my_turn, open_lobby, sta
 def no_checks_left() -> object:
     """No check or bot turn may still run when the test's database is flushed."""
     yield None
-    while standin._pending or services._pending:
+    while standin._checks.timers() or services._turns.timers():
         standin.cancel()
-        bots = list(services._pending)
+        bots = list(services._turns.timers())
         services.cancel_bot_turns()
         for timer in bots:
             if timer.ident is not None:  # started
@@ -50,7 +50,7 @@ def _settle(table: Table, version: int) -> None:
     for _ in range(200):
         if game(table.game_id).version >= version:
             return
-        for timer in list(standin._pending) + list(services._pending):
+        for timer in list(standin._checks.timers()) + list(services._turns.timers()):
             if timer.ident is not None:  # started (one being scheduled is joined next round)
                 timer.join(30)
     pytest.fail(f"the game never reached version {version}")
@@ -86,10 +86,10 @@ def test_a_phone_there_is_watched_on_and_one_gone_since_gets_one_more_wait() -> 
     presence.arrive(table.game_id, ada.pk, "ada-phone")
     standin.cancel()
     assert not standin.check(table.game_id, 0, seen_away=False)
-    assert len(standin._pending) == 1  # watched on, in case its process dies silently
+    assert len(standin._checks.timers()) == 1  # watched on, in case its process dies silently
     presence.leave("ada-phone")  # gone (or its row expired) since the wait began
     assert not standin.check(table.game_id, 0, seen_away=False)
-    assert len(standin._pending) == 2 and not _seat(table, 0).is_bot
+    assert len(standin._checks.timers()) == 2 and not _seat(table, 0).is_bot
     assert standin.check(table.game_id, 0, seen_away=True)  # away a whole wait
 
 
@@ -152,7 +152,7 @@ async def test_no_stand_in_while_the_phone_is_connected(screens: Screens) -> Non
     ada = await screens.phone(table, 0)  # connected before the game starts
     await ada.barrier()
     await db(start)(table, 0)
-    checks = list(standin._pending)
+    checks = list(standin._checks.timers())
     assert checks  # the start scheduled the check of Ada's turn
     await ada.until(my_turn)
     for timer in checks:  # it runs after the wait and finds her phone there

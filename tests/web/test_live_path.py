@@ -358,27 +358,38 @@ def test_the_writer_plays_a_bot_turn_with_no_screen_connected() -> None:
     assert game(table.game_id).state["current"] == 0  # type: ignore[index]
 
 
-def test_pending_bot_turns_resume_after_a_restart(settings: Settings) -> None:
+def test_a_bot_turn_nobody_plays_is_swept_up(settings: Settings) -> None:
     settings.SPLENDOR_BOT_DELAY = 60  # the scheduled move would come far too late
     table = started(("Ada",), bots=1, first_player=1)
     services.cancel_bot_turns()  # the server stopped before the bot moved
+    # Its claim is a lease, still live: no other process takes the turn yet.
+    assert services.pending_bot_turns() == []
+    expired = timezone.now() - services.BOT_LEASE - timedelta(seconds=1)
+    Game.objects.filter(pk=table.game_id).update(bot_claimed_at=expired)
     assert services.pending_bot_turns() == [(table.game_id, 0)]
-    settings.SPLENDOR_BOT_DELAY = 0.01
-    assert services.resume_bot_turns() == 1
+    assert services.sweep_bot_turns() == 1  # no pause: the turn has waited long enough
     services.wait_for_bot_turns()
     assert game(table.game_id).version == 1
     assert services.pending_bot_turns() == []
 
 
-def test_one_process_claims_a_bot_turn() -> None:
+def test_one_process_claims_a_bot_turn_and_keeps_it_while_it_renews() -> None:
     table = started(("Ada", "Bob"))
     gid = table.game_id
-    assert services.claim_bot_turn(gid, 0)
-    assert not services.claim_bot_turn(gid, 0), "a second process claimed the same turn"
-    assert not services.claim_bot_turn(gid, 5), "a turn of another version"
-    stale = timezone.now() - services.CLAIM_TIMEOUT - timedelta(seconds=1)
+    claimed = services.claim_bot_turn(gid, 0)
+    assert claimed is not None
+    assert services.claim_bot_turn(gid, 0) is None, "a second process claimed the same turn"
+    assert services.claim_bot_turn(gid, 5) is None, "a turn of another version"
+    renewed = services.renew_bot_claim(gid, 0, claimed)
+    assert renewed is not None and renewed >= claimed
+    assert services.renew_bot_claim(gid, 0, claimed) is None, "renewed with an old claim"
+    # Not renewed for a whole lease: its process died; another takes over, once.
+    stale = timezone.now() - services.BOT_LEASE - timedelta(seconds=1)
     Game.objects.filter(pk=gid).update(bot_claimed_at=stale)
-    assert services.claim_bot_turn(gid, 0), "a dead process's claim is taken over"
+    taken = services.claim_bot_turn(gid, 0)
+    assert taken is not None, "a dead process's claim is taken over"
+    assert services.claim_bot_turn(gid, 0) is None
+    assert services.renew_bot_claim(gid, 0, renewed) is None, "the dead process lost it"
 
 
 def test_a_bot_thinks_outside_the_lock_and_a_stale_choice_is_dropped() -> None:
