@@ -129,6 +129,8 @@ class Lease:
                     kept = self.renew()
                 except OperationalError:  # the database is busy: the lease has time left
                     continue
+                finally:
+                    close_old_connections()  # with PostgreSQL's pool: given back until next time
                 if not kept:
                     self.lost.set()
                     return

@@ -10,21 +10,29 @@ printed, not asserted.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
+import re
 import signal
 import sqlite3
 import sys
+import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
+import redis
 
 from game.management.loopback import LOOPBACK, MiniWebSocket, Server, free_port, serve
 from tests.web.test_restart import BASE_DIR, environment, run_python
-from tests.web.test_scale_out import next_message, version_of
+from tests.web.test_scale_out import next_message, throwaway_database, version_of
+from tests.web.test_settings import POSTGRES_URL, require_service
 
 # A Redis db index of these tests' own, emptied afterwards.
 REDIS_DB = 10
@@ -34,7 +42,8 @@ REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 RESUME_TIMEOUT = 60.0
 POOL_SIZE = 6  # SPLENDOR_DB_POOL_SIZE of each worker in the load test
 
-# Two bots (or a phone and a bot); sessions for the host (the TV) and each person.
+# A game of bots and people (argv[1], "hard,medium" or "human,hard"), started unless
+# argv[2] is "lobby"; sessions for the host (the TV) and each person.
 SETUP = r"""
 import json, sys
 import django
@@ -54,7 +63,8 @@ for kind in kinds:
         keys.append(key)
     else:
         services.add_bot(game.id, host, kind)
-services.start_game(game.id, host, first_player=0)
+if sys.argv[2:] != ["lobby"]:
+    services.start_game(game.id, host, first_player=0)
 sessions = []
 for key in keys:
     store = SessionStore()
@@ -217,3 +227,184 @@ def test_bot_turns_and_the_table_survive_twenty_crashes(tmp_path: Path) -> None:
     assert claimed >= 15
     checked = replayed(env, games)
     assert all(g["once"] and g["replays"] and g["version"] > 0 for g in checked.values()), checked
+
+
+# ---------------------------------------------------------------- two workers
+
+
+@contextlib.contextmanager
+def two_workers(tmp_path: Path, **settings: str) -> Iterator[tuple[dict[str, str], str]]:
+    """A throwaway PostgreSQL database and a Redis db of these tests' own, migrated;
+    yield the workers' environment and the database's name."""
+    require_service(5432, "PostgreSQL")
+    require_service(6379, "Redis")
+    layer = redis.Redis(host=LOOPBACK, port=6379, db=REDIS_DB, socket_timeout=5)
+    try:
+        with throwaway_database() as url:
+            env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
+            env.update(DATABASE_URL=url, REDIS_URL=REDIS_URL, SPLENDOR_HOST=LOOPBACK, **settings)
+            run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
+            yield env, url.rsplit("/", 1)[1]
+    finally:
+        with contextlib.suppress(redis.RedisError):
+            layer.flushdb()
+        layer.close()
+
+
+def postgres_row(database: str, game_id: int) -> tuple[int, int | None, Any]:
+    with psycopg.connect(POSTGRES_URL.rsplit("/", 1)[0] + "/" + database) as db:
+        found = db.execute(
+            "SELECT version, bot_claim, bot_claimed_at FROM game_game WHERE id = %s", [game_id]
+        ).fetchone()
+    assert found is not None
+    return found[0], found[1], found[2]
+
+
+@pytest.mark.slow
+def test_a_dead_workers_bot_turn_is_played_by_the_other_worker(tmp_path: Path) -> None:
+    with two_workers(tmp_path, SPLENDOR_BOT_DELAY="0.05", SPLENDOR_HARD_BOT_SECONDS="4") as (
+        env,
+        database,
+    ):
+        game = json.loads(run_python(env, "-c", SETUP, "human,hard"))
+        gid, code = game["id"], game["code"]
+        host_session, ada_session = game["sessions"]
+        logs = (tmp_path / "a.log", tmp_path / "b.log")
+        with worker(env, logs[0]) as a, worker(env, logs[1]) as b:
+            tv = Tv(b.port, code, host_session)
+            ada = MiniWebSocket(a.port, f"/ws/game/{code}/seat/", ada_session)
+            try:
+                tv.until(0)
+                ada.until_version(0)
+                ada.send_json({"action": "take:wug", "version": 0})
+                tv.until(1)
+                # Worker A committed Ada's move and claimed the hard bot's turn; it renews
+                # its lease while the bot thinks (B leaves the turn alone meanwhile).
+                deadline = time.monotonic() + RESUME_TIMEOUT
+                seen: set[Any] = set()
+                while len(seen) < 2:
+                    version, claim, at = postgres_row(database, gid)
+                    assert version == 1 and time.monotonic() < deadline, (version, claim)
+                    if claim == 1:
+                        seen.add(at)
+                    else:
+                        time.sleep(1)
+                crash(a)
+                killed = time.monotonic()
+                tv.until(2)  # B takes the turn over once A's lease runs out
+                print(f"\nthe bot moved {time.monotonic() - killed:.1f} s after its worker died")
+            finally:
+                tv.close()
+                ada.close()
+            assert tv.versions == [0, 1, 2]
+        checked = replayed(env, [gid])
+        assert checked[str(gid)] == {"version": 2, "once": True, "replays": True}
+        assert not tracebacks(*logs)
+
+
+class Visitor:
+    """A phone or laptop browsing one worker: its own cookies, plain HTTP/1.1."""
+
+    CSRF = "loadtestloadtestloadtestloadtest"  # a CSRF secret (32 characters) as cookie and field
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.cookies = {"csrftoken": self.CSRF}
+        self.statuses: list[int] = []
+
+    def request(self, method: str, path: str, form: dict[str, str] | None = None) -> str:
+        connection = http.client.HTTPConnection(LOOPBACK, self.port, timeout=60)
+        origin = f"http://{LOOPBACK}:{self.port}"
+        headers = {
+            "Host": f"{LOOPBACK}:{self.port}",
+            "Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items()),
+            "Origin": origin,
+            "Referer": origin + "/",
+        }
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode({**form, "csrfmiddlewaretoken": self.CSRF})
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            for cookie in response.msg.get_all("Set-Cookie") or []:
+                name, _, rest = cookie.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0]
+            self.statuses.append(response.status)
+            return response.getheader("Location") or ""
+        finally:
+            connection.close()
+
+    def visit(self, lobby: str, other_port: int, number: int) -> None:
+        """Ten requests and one table socket, as someone setting up a game does."""
+        self.request("GET", "/")
+        host = self.request("POST", "/new/", {})
+        found = re.search(r"/host/([A-Za-z]+)/", host)
+        assert found, (host, self.statuses)
+        code = found.group(1)
+        self.request("GET", f"/host/{code}/")
+        self.request("POST", f"/host/{code}/bot/", {"kind": "medium"})
+        self.request("GET", f"/join/{lobby}/")
+        self.request("POST", f"/join/{lobby}/", {"name": f"Guest {number}"})  # most: full
+        self.request("GET", "/games/")
+        self.request("GET", "/how-to-play/")
+        self.request("GET", f"/play/{lobby}/")
+        self.request("GET", f"/join/{code}/")
+        table = MiniWebSocket(other_port, f"/ws/game/{code}/table/", self.cookies["sessionid"])
+        try:
+            assert 'id="screen"' in table.receive()
+        finally:
+            table.close()
+
+
+@pytest.mark.slow
+def test_two_busy_workers_keep_to_their_connection_bound(tmp_path: Path) -> None:
+    """1,000 mixed requests and 100 sockets on two workers: never more PostgreSQL
+    connections than the two pools hold, no answer of 500, no traceback."""
+    with two_workers(tmp_path, SPLENDOR_DB_POOL_SIZE=str(POOL_SIZE)) as (env, database):
+        logs = (tmp_path / "a.log", tmp_path / "b.log")
+        counts: list[int] = []
+        done = threading.Event()
+
+        def connections() -> int:
+            with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+                row = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [database]
+                ).fetchone()
+            assert row is not None
+            return int(row[0])
+
+        def sample() -> None:
+            while not done.wait(1 / 5):  # a sampling period, not a wait for a condition
+                counts.append(connections())
+
+        with worker(env, logs[0]) as a, worker(env, logs[1]) as b:
+            lobby = json.loads(run_python(env, "-c", SETUP, "human", "lobby"))["code"]
+            sampler = threading.Thread(target=sample, daemon=True)
+            sampler.start()
+            visitors = [Visitor((a, b)[n % 2].port) for n in range(100)]
+            try:
+                with ThreadPoolExecutor(max_workers=24) as pool:
+                    runs = [
+                        pool.submit(v.visit, lobby, (b, a)[n % 2].port, n)
+                        for n, v in enumerate(visitors)
+                    ]
+                    for run in runs:
+                        run.result()
+            finally:
+                done.set()
+                sampler.join()
+            counts.append(connections())  # after: what the pools keep open
+        statuses = [status for v in visitors for status in v.statuses]
+        print(
+            f"\nPostgreSQL connections: at most {max(counts)} during {len(counts)} samples, "
+            f"{counts[-1]} after (bound {2 * POOL_SIZE}); answers: "
+            f"{ {s: statuses.count(s) for s in sorted(set(statuses))} }"
+        )
+        assert len(statuses) == 1000
+        assert max(counts) <= 2 * POOL_SIZE
+        assert not [s for s in statuses if s >= 500]
+        assert statuses.count(302) >= 200  # games made, bots added: the posts were real
+        assert not tracebacks(*logs)
