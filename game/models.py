@@ -140,8 +140,9 @@ class Game(models.Model):
     next_game = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    # The version whose bot turn a server process has claimed, and when: one
-    # process plays each bot turn (a claim older than a minute is taken over).
+    # The version whose bot turn a server process has claimed, and when it last
+    # renewed that lease: one process plays each bot turn, and a lease not renewed
+    # for services.BOT_LEASE is taken over (its process died).
     bot_claim = models.PositiveIntegerField(null=True, blank=True)
     bot_claimed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
