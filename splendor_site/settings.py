@@ -138,9 +138,11 @@ if DATABASE_URL:
         # everyone. A request, a screen's database call or a bot's step borrows a
         # connection and gives it back at its end (CONN_MAX_AGE 0); when all are lent,
         # it waits up to SPLENDOR_DB_POOL_TIMEOUT seconds for one. Each is checked as
-        # it is lent (CONN_HEALTH_CHECKS: an empty query), so one the server ended is
-        # replaced instead of failing a request.
-        DATABASES["default"].update(CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=True)
+        # it is lent, so one the server ended is replaced instead of failing a request
+        # (game/postgresql: without the round trip of the pool's own check).
+        DATABASES["default"].update(
+            ENGINE="game.postgresql", CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=False
+        )
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": min(2, SPLENDOR_DB_POOL_SIZE),
             "max_size": SPLENDOR_DB_POOL_SIZE,

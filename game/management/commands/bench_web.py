@@ -996,7 +996,7 @@ class Command(BaseCommand):
 
     def scale_part(self, options: dict[str, Any]) -> None:
         database = settings.DATABASES["default"]
-        postgres = database["ENGINE"] == "django.db.backends.postgresql"
+        postgres = database["ENGINE"] == "game.postgresql"
         if not postgres or not str(database["NAME"]).startswith("splendor_bench_"):
             raise CommandError("Refusing to run: the database is not the throwaway one.")
         call_command("migrate", interactive=False, verbosity=0)
