@@ -190,7 +190,7 @@ def game_code(game_id: int) -> str:
 
 
 class Progress(NamedTuple):
-    """Where a game is: what a heartbeat and a phone that leaves look at."""
+    """Where a game is: what a phone that leaves and a stand-in check look at."""
 
     version: int
     status: str
