@@ -26,7 +26,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from game import events, hinting, inbound, jinja, presence, services, standin, store
+from game import events, hinting, inbound, jinja, liveness, presence, services, standin, store
 from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
@@ -82,24 +82,11 @@ def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int 
     return found.game_id, is_host, found.seat_id, player_key
 
 
-def _heartbeat(game_id: int, channel: str) -> tuple[int | None, frozenset[int] | None]:
-    """Now and then at a heartbeat, in one trip to the database: mark a phone's socket
-    (`channel`) as still there, or for a table screen (no channel) read who is here;
-    and read the game's version (None if the game is gone)."""
-    here = None
-    if channel:
-        presence.refresh(channel)
-    else:  # a phone whose process died stops counting after presence.TTL
-        here = presence.connected(game_id)
-    found = store.progress(game_id)
-    return (found.version if found else None), here
-
-
-def _read_table(game_id: int) -> tuple[Room, GameView | None, str, frozenset[int]]:
+def _read_table(game_id: int) -> tuple[Room, GameView | None, str, presence.Here]:
     """A table screen's full view: one read of the game, its recent turns and presence."""
     room, _holders, state, log = read(game_id)
     view = view_for(state, TABLE) if state is not None else None
-    return room, view, log, presence.connected(game_id)
+    return room, view, log, presence.here(game_id)
 
 
 def _arrive(
@@ -135,9 +122,12 @@ class GameConsumer(AsyncWebsocketConsumer):
     room: Room | None = None
     view: GameView | None = None
     log: str = ""  # the recent turns (game.history.encode_recent)
-    here: frozenset[int] = frozenset()
+    here: presence.Here = presence.NOBODY
+    here_at: float = 0.0  # time.monotonic() when `here` was read
+    here_told: presence.Here | None = None  # sent by game.liveness, not shown yet
     version: int = -1  # the game's version this screen last showed
-    refreshed: float = 0.0
+    heard: float = 0.0  # time.monotonic() of the last message from the screen
+    written: float = 0.0  # `heard` as game.liveness last wrote it to the presence row
     gone: bool = False
     thinking: bool = False  # a hint is being computed for this socket
     hint_task: asyncio.Future[None] | None = None
@@ -183,7 +173,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.group = events.table_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        self.refreshed = time.monotonic()  # the full view below reads all a heartbeat checks
+        self.heard = self.written = time.monotonic()  # the row below is written as heard now
+        liveness.watch(self)
         if self.seat_id is None:
             await self.send_full()
             return
@@ -211,6 +202,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if self.game_id is None:
             return
         game_id, self.game_id = self.game_id, None
+        liveness.forget(self)
         try:
             await self.channel_layer.group_discard(self.group, self.channel_name)
             if self.seat_id is not None:
@@ -229,6 +221,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ from the screen
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        self.heard = time.monotonic()  # any message: the screen is there (game.liveness)
         with translation.override(self.language):  # every answer in the screen's language
             try:
                 await self.answer(inbound.read_message(text_data, bytes_data))
@@ -256,20 +249,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.play(message.action, message.version)
 
     async def heartbeat(self) -> None:
-        """Answer a ping; now and then refresh presence (and, on a TV, re-check it)."""
+        """Answer a ping, and nothing more: `receive` noted that the screen is there, and
+        game.liveness keeps presence and versions for every screen of the process."""
         await self.send_quietly(PONG)
-        if self.game_id is None or not presence.due(self.refreshed):
-            return
-        self.refreshed = time.monotonic()
-        latest, here = await database_sync_to_async(_heartbeat)(
-            self.game_id, self.channel_name if self.seat_id is not None else ""
-        )
-        if latest is not None and latest != self.version:
-            # A change this screen never heard of (its message was lost between
-            # processes): show the game as it is now.
-            await self.send_full()
-        elif here is not None:
-            await self._show_presence(here)
 
     async def play(self, action: str, version: int | None) -> None:
         with translation.override(self.language):
@@ -319,10 +301,29 @@ class GameConsumer(AsyncWebsocketConsumer):
         """Re-read who is here (events from several sockets may arrive in any order)."""
         if self.seat_id is not None or self.game_id is None:
             return
-        await self._show_presence(await database_sync_to_async(presence.connected)(self.game_id))
+        read_at = time.monotonic()
+        await self._show_presence(
+            await database_sync_to_async(presence.here)(self.game_id), read_at
+        )
 
-    async def _show_presence(self, here: frozenset[int]) -> None:
-        """Show which seats have a phone here, if that changed."""
+    async def presence_shown(self, event: dict[str, Any]) -> None:
+        """The game's presence as game.liveness read it for every TV of the process."""
+        shown = presence.Here(frozenset(event["connected"]), frozenset(event["reconnecting"]))
+        await self._show_presence(shown, event["read_at"])
+
+    async def screen_behind(self, event: dict[str, Any]) -> None:
+        """A change this screen never heard of (its message was lost between processes),
+        found by game.liveness: show the game as it is now."""
+        if self.version < event["version"]:
+            await self.send_full()
+
+    async def _show_presence(self, here: presence.Here, read_at: float) -> None:
+        """Show which seats have a phone here (or reconnecting), if that changed and was
+        not read before what the screen shows."""
+        self.here_told = None
+        if read_at < self.here_at:
+            return
+        self.here_at = read_at
         if here != self.here and self.room is not None:
             self.here = here
             await self.send_table()
@@ -343,9 +344,11 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         self.shown.forget()
         if self.seat_id is None:
+            read_at = time.monotonic()
             self.room, self.view, self.log, self.here = await database_sync_to_async(_read_table)(
                 self.game_id
             )
+            self.here_at, self.here_told = read_at, None
             await self.send_table()
             return
         await self.show_seat(*await database_sync_to_async(_read_seat)(self.game_id, self.seat_id))
@@ -363,7 +366,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def send_table(self) -> None:
         assert self.room is not None
         self.version = self.room.version
-        room = self.room.with_presence(self.here)
+        room = self.room.with_presence(self.here.connected, self.here.reconnecting)
         with speaking(self.language):
             url = join_url(room.code, self.port)
             screen = table_screen(

@@ -101,7 +101,7 @@ class RedisChannelLayer(RedisPubSubChannelLayer):  # type: ignore[misc]
     drops messages once a process's inbox holds 100 (every screen of a process shares
     one inbox). Screens do not need messages kept for them: a screen that connects
     or reconnects is sent the whole game (game.consumers.send_full), and one that
-    missed a change catches up at its next presence heartbeat.
+    missed a change catches up at its process's periodic version check (game.liveness).
 
     Every screen of this process in an audience receives the same bytes: they are
     decoded once and each screen gets its own shallow copy of the message.

@@ -208,10 +208,12 @@ class Move(models.Model):
 
 
 class Presence(models.Model):
-    """An open phone socket, seen lately: which seats have a phone, in every process.
+    """A phone socket and when it was last heard from: which seats have a phone, in
+    every process (game.presence).
 
-    Each socket refreshes its row with its heartbeat; a row not seen for a while
-    (its process died) no longer counts, so no seat stays "present" forever.
+    Each process writes its own sockets' rows once a tick (game.liveness); a row not
+    written for a while (a silent phone, a closed socket, a process that died) makes
+    its seat "reconnecting", then away, so no seat stays "present" forever.
     """
 
     channel = models.CharField(max_length=200, primary_key=True)  # the socket's channel name

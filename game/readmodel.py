@@ -51,6 +51,9 @@ class SeatInfo:
     id: int = 0
     bot_kind: str = ""
     bot_number: int = 0
+    # Its phone went silent or its socket closed a moment ago: not away yet (still
+    # `connected`), the TV marks it "reconnecting" (game.presence).
+    reconnecting: bool = False
 
     @property
     def name(self) -> str:
@@ -72,17 +75,27 @@ class Room:
     stand_in_after: int | None = None  # seconds away on one's turn before a bot plays
     hard_bot_seconds: float = 1.0  # seconds a hard bot thinks about each move
 
-    def with_presence(self, here: frozenset[int]) -> Room:
-        """Return the room with each human seat marked connected or away."""
-        return _with_presence(self, here)
+    def with_presence(
+        self, here: frozenset[int], reconnecting: frozenset[int] = frozenset()
+    ) -> Room:
+        """Return the room with each human seat marked connected (`here`), reconnecting
+        (counted as connected, with a mark) or away (game.presence)."""
+        return _with_presence(self, here, reconnecting)
 
 
 # Only a game's newest room is asked for again; a longer memory would only keep old
 # rooms (with their seats) for the garbage collector to walk.
 @lru_cache(maxsize=256)
-def _with_presence(room: Room, here: frozenset[int]) -> Room:
+def _with_presence(room: Room, here: frozenset[int], reconnecting: frozenset[int]) -> Room:
     """Every table screen of a game shows the same room and presence: made once a change."""
-    seats = tuple(dataclasses.replace(s, connected=s.is_bot or s.id in here) for s in room.seats)
+    seats = tuple(
+        dataclasses.replace(
+            s,
+            connected=s.is_bot or s.id in here or s.id in reconnecting,
+            reconnecting=not s.is_bot and s.id in reconnecting and s.id not in here,
+        )
+        for s in room.seats
+    )
     return dataclasses.replace(room, seats=seats)
 
 

@@ -39,7 +39,8 @@ class Snapshot:
 
 def load_snapshot(game_id: int) -> Snapshot:
     room, _holders, state, log = read(game_id)
-    return Snapshot(room.with_presence(presence.connected(game_id)), state, log)
+    here = presence.here(game_id)
+    return Snapshot(room.with_presence(here.connected, here.reconnecting), state, log)
 
 
 def render_table(snap: Snapshot, *, is_host: bool, url: str, csrf: str = "") -> str:

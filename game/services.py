@@ -310,9 +310,20 @@ def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | Non
         rejoin_guard.succeeded(game_id, client)
         if seat.player_key == player_key and not seat.is_bot:
             return seat  # this phone holds the seat already: nothing to take
-        if seat.pk in presence.connected(game.id):
+        # A phone reconnecting (silent, or its socket closed, within the grace) counts
+        # as connected: it is most likely on its way back, and its code is not on the
+        # TV yet, so a code seen earlier must not take the seat from under it.
+        here = presence.here(game.id)
+        if seat.pk in here.connected:
             raise Refused(
                 _("This seat's phone is still connected. Ask the host if you need the seat.")
+            )
+        if seat.pk in here.reconnecting:
+            raise Refused(
+                _(
+                    "This seat's phone is still connected: it is reconnecting. If it does"
+                    " not come back, its rejoin code works once the TV shows it."
+                )
             )
         # A phone holds one seat a game: let go of any other first.
         game.seats.filter(player_key=player_key).exclude(pk=seat.pk).update(player_key="")

@@ -4,7 +4,8 @@ When the host chose a wait (Game.stand_in_after), every change that leaves a
 human seat to play, and every phone that leaves, schedules one check after that
 wait, in a worker thread of the process that saw it (no screen needs to be
 connected). The check re-reads the game and the shared presence rows: if the
-game still stands at the version seen and the seat to play still has no phone,
+game still stands at the version seen and the seat to play is still away (a
+phone reconnecting within the grace is not: game.presence),
 services.stand_in_for_away lets a bot play (its version check under the row
 lock means two processes checking the same turn make one stand-in, and the
 bot's move is claimed once). A phone that reconnects takes its seat back.
@@ -33,16 +34,19 @@ def watch_turn(game: Game, current: int | None, seats: list[Seat]) -> None:
         return
     seat = next((s for s in seats if s.position == current and not s.is_bot), None)
     if seat is not None:
-        away = seat.pk not in presence.connected(game.id)
+        away = seat.pk not in presence.present(game.id)
         watch(game.id, game.version, game.stand_in_after, away)
 
 
 def phone_left(game_id: int) -> None:
-    """A phone's socket closed: watch the game from its version now."""
+    """A phone's socket closed: watch the game from its version now.
+
+    Its seat is away only once the grace is over, so the wait starts then.
+    """
     game = store.progress(game_id)
     if game is None or game.stand_in_after is None or game.status != Game.Status.PLAYING:
         return
-    watch(game_id, game.version, game.stand_in_after, True)
+    watch(game_id, game.version, game.stand_in_after + presence.grace(), True)
 
 
 def resume_checks() -> int:
@@ -71,7 +75,7 @@ def check(game_id: int, version: int, seen_away: bool = True) -> bool:
     seat = game.seats.filter(position=game.state["current"], is_bot=False).first()
     if seat is None:
         return False
-    away = seat.pk not in presence.connected(game_id)
+    away = seat.pk not in presence.present(game_id)
     if not (away and seen_away):
         watch(game_id, version, game.stand_in_after, away)
         return False

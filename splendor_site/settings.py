@@ -301,3 +301,8 @@ SPLENDOR_SOCKET_RATE = _env_number("SPLENDOR_SOCKET_RATE", 10)
 # Wrong rejoin codes: after this many from one client for one game, wait this long.
 SPLENDOR_REJOIN_TRIES = int(_env_number("SPLENDOR_REJOIN_TRIES", 5))
 SPLENDOR_REJOIN_WAIT = _env_number("SPLENDOR_REJOIN_WAIT", 60)
+
+# Seconds a seat whose phone went silent (or whose socket closed) shows "reconnecting"
+# on the TV before it is away (its rejoin code, its QR and "Let a bot play"): a phone
+# back within it never shows its code.
+SPLENDOR_PRESENCE_GRACE = _env_number("SPLENDOR_PRESENCE_GRACE", 20)

@@ -43,10 +43,13 @@ def test_reload_and_rejoin_with_the_code_from_the_tv(recorder: Recorder, tv: Tab
     assert_shows_seat(phone, tv, seat)
     assert phone.my_turn()
 
-    # ---- The phone's browser loses its cookies: the TV shows the seat away, with a code.
+    # ---- The phone's browser loses its cookies: the TV shows the seat reconnecting at
+    # once, then (after the grace, SPLENDOR_PRESENCE_GRACE) away, with a code.
     phone.context.close()
     away = tv.player(seat)
-    expect(away.locator(".tag.away")).to_be_visible()
+    expect(away.locator(".tag.reconnecting")).to_be_visible(timeout=20000)
+    expect(away.locator(".rejoin")).to_have_count(0)
+    expect(away.locator(".tag.away")).to_be_visible(timeout=90000)
     code_on_tv = away.locator(".rejoin strong")
     expect(code_on_tv).to_be_visible()
     rejoin_code = code_on_tv.inner_text().strip()

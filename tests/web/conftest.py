@@ -10,7 +10,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from pytest_django.fixtures import Settings
 
-from game import rendering, services
+from game import presence, rendering, services
 from tests.web.helpers import Screens
 
 
@@ -38,12 +38,17 @@ def django_db_modify_db_settings(
 
 
 @pytest.fixture(autouse=True)
-def fresh_process_state(settings: Settings) -> Iterator[None]:
+def fresh_process_state(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Forget what an earlier test left in this process: sockets, caches, bot turns.
 
-    Presence lives in the database, which every test gets fresh.
+    Presence lives in the database, which every test gets fresh. A test's screens
+    send no heartbeat of their own, so on a busy machine a phone would go silent
+    (its seat "reconnecting" on the TV) in the middle of a test about something
+    else: here a phone is silent only after a minute without a message, unless
+    the test is about that (tests/web/test_presence.py).
     """
     settings.SPLENDOR_BOT_DELAY = 0.01
+    monkeypatch.setattr(presence, "LIVE", 60.0)
     _flush_channel_layer()
     rendering.clear_cache()
     yield

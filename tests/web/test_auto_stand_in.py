@@ -10,11 +10,18 @@ from __future__ import annotations
 import threading
 
 import pytest
+from pytest_django.fixtures import Settings
 
 from game import presence, services, standin
 from game.bot_levels import STAND_IN
 from game.models import Game, Move, Seat
 from tests.web.helpers import Screens, Table, db, game, my_turn, open_lobby, start
+
+
+@pytest.fixture(autouse=True)
+def no_grace(settings: Settings) -> None:
+    """A phone that leaves is away at once (test_presence covers the grace)."""
+    settings.SPLENDOR_PRESENCE_GRACE = 0
 
 
 @pytest.fixture(autouse=True)

@@ -354,8 +354,11 @@ async def test_a_phone_that_reconnects_gets_the_current_view_first(screens: Scre
     assert my_turn(first)  # four moves later, Ada is to play again
 
 
-async def test_a_phone_is_not_sent_a_view_it_already_shows(screens: Screens) -> None:
+async def test_a_phone_is_not_sent_a_view_it_already_shows(
+    screens: Screens, settings: Settings
+) -> None:
     # Another phone coming and going changes only the host's screen.
+    settings.SPLENDOR_PRESENCE_GRACE = 0  # away as soon as it leaves
     table = await db(started)(("Ada", "Bob"))
     tv = await screens.tv(table)
     ada = await screens.phone(table, 0)
@@ -408,7 +411,10 @@ async def test_bots_play_by_themselves_while_a_screen_is_connected(screens: Scre
     await tv.until_version(g.version)
 
 
-async def test_the_host_sees_who_is_away_and_their_rejoin_code(screens: Screens) -> None:
+async def test_the_host_sees_who_is_away_and_their_rejoin_code(
+    screens: Screens, settings: Settings
+) -> None:
+    settings.SPLENDOR_PRESENCE_GRACE = 0  # away as soon as it leaves (test_presence: the grace)
     table = await db(started)(("Ada", "Bob"))
     bob_code = await db(rejoin_code)(table.game_id, 1)
     tv = await screens.tv(table)

@@ -21,7 +21,7 @@ from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 from pytest_django.fixtures import Settings
 
-from game import presence, readmodel, services
+from game import liveness, presence, readmodel, services
 from game.engine import apply_action, parse_action
 from game.engine.bots import make_bot
 from game.models import Game, Presence, Seat
@@ -292,7 +292,7 @@ async def test_a_new_card_brings_its_sheet_and_a_bought_one_takes_its_sheet_away
 
 
 async def test_a_phone_on_another_process_counts_and_a_ghost_expires(
-    screens: Screens,
+    screens: Screens, settings: Settings
 ) -> None:
     table = await db(started)(("Ada", "Bob"))
     bob_seat = await db(lambda: Seat.objects.get(game_id=table.game_id, position=1).pk)()
@@ -300,25 +300,26 @@ async def test_a_phone_on_another_process_counts_and_a_ghost_expires(
     await tv.until(lambda view: "away" in player_panel(view, 1))
     # Another server process holds Bob's socket: its row is all this process knows.
     await db(presence.arrive)(table.game_id, bob_seat, "specific.other-process!abc")
-    ada = await screens.phone(table, 0)  # any presence event makes the TV look again
+    await screens.phone(table, 0)  # any presence event makes the TV look again
     shown = await tv.until(lambda view: "away" not in player_panel(view, 0))
     assert "away" not in player_panel(shown, 1)
     assert bob_seat in await db(presence.connected)(table.game_id)
 
-    # That process died: its row is not refreshed and stops counting after the TTL.
-    old = timezone.now() - presence.TTL - timedelta(seconds=1)
+    # That process died: its row is not refreshed, so the seat is reconnecting, then away.
+    settings.SPLENDOR_PRESENCE_GRACE = 0
+    old = timezone.now() - timedelta(seconds=presence.LIVE + 1)
     await db(lambda: Presence.objects.filter(seat_id=bob_seat).update(seen_at=old))()
-    assert bob_seat not in await db(presence.connected)(table.game_id)
-    await ada.close()
-    await screens.phone(table, 0, label="Ada again")
-    away = await tv.until(lambda view: "away" in player_panel(view, 1))
+    assert bob_seat not in await db(presence.present)(table.game_id)
+    away = await tv.until(lambda view: "away" in player_panel(view, 1), timeout=30)
     code = await db(lambda: Seat.objects.get(pk=bob_seat).rejoin_code)()
     assert code in player_panel(away, 1)
+    assert "away" not in player_panel(away, 0), "Ada's phone is still there"
 
 
 async def test_a_rejoin_qr_that_went_away_is_drawn_again_when_the_phone_leaves_again(
-    screens: Screens,
+    screens: Screens, settings: Settings
 ) -> None:
+    settings.SPLENDOR_PRESENCE_GRACE = 0  # away as soon as the phone leaves
     table = await db(started)(("Ada", "Bob"))
     code = await db(lambda: Seat.objects.get(game_id=table.game_id, position=1).rejoin_code)()
     qr = f'id="rejoin-qr-1-{code}"'
@@ -413,11 +414,12 @@ async def test_a_ping_is_answered_with_a_tiny_frame(screens: Screens) -> None:
     assert await ada.receive() == PONG
 
 
-async def test_a_change_a_screen_never_heard_of_is_shown_at_its_next_heartbeat(
+async def test_a_change_a_screen_never_heard_of_is_shown_at_the_next_version_check(
     screens: Screens, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Between processes a change's messages can be lost (Redis pub/sub keeps nothing for
-    a connection that dropped): every screen notices at a heartbeat and catches up."""
+    a connection that dropped): the process's version check finds every screen behind
+    and it catches up; pings alone change nothing."""
     from game import events
 
     table = await db(started)(("Ada", "Bob"))
@@ -429,13 +431,11 @@ async def test_a_change_a_screen_never_heard_of_is_shown_at_its_next_heartbeat(
     monkeypatch.setattr(events, "publish", lambda *args, **kwargs: None)  # lost on the way
     await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
     monkeypatch.undo()
-    # Within presence.REFRESH of connecting, a phone's heartbeat is only answered.
     for phone in (ada, bob):
-        assert await phone.barrier() == [], phone.label
+        assert await phone.barrier() == [], phone.label  # a ping is only answered
     assert version_of(tv.view) == 0
-    monkeypatch.setattr(presence, "due", lambda refreshed: True)  # as if REFRESH had passed
+    await liveness.tick(check=True)  # the periodic check, now
     for screen in (tv, ada, bob):
-        await screen.send({"ping": True})
         shown = await screen.until_version(1)
     assert 'data-my-turn="1"' in shown  # Bob's phone: his turn now
 

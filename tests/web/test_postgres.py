@@ -98,12 +98,17 @@ presence.arrive(game.id, ada.pk, "ada-phone")
 Presence.objects.create(channel="ghost", game_id=game.id, seat_id=99,
                         seen_at=timezone.now() - timedelta(minutes=5))
 here = presence.connected(game.id)
-presence.refresh("ada-phone")
+heard = timezone.now() - timedelta(seconds=1)
+presence.refresh([("ada-phone", heard)])
+refreshed = Presence.objects.get(channel="ada-phone").seen_at == heard
 presence.arrive(game.id, ada.pk, "ada-tablet")
+presence.forget_ghosts()
 ghost_gone = not Presence.objects.filter(channel="ghost").exists()
 presence.leave("ada-phone")
 presence.leave("ada-tablet")
-print(here == {ada.pk}, ghost_gone, presence.connected(game.id) == frozenset())
+left = presence.here(game.id) == presence.Here(reconnecting=frozenset({ada.pk}))
+versions = store.versions([game.id, 0]) == {game.id: game.version}
+print(here == {ada.pk}, ghost_gone, refreshed and left, versions)
 """
 
 
@@ -131,7 +136,7 @@ def test_a_game_on_postgres_serialises_simultaneous_actions() -> None:
     assert lines[3] == "True True True True"
     assert lines[4] == "['BEGIN', 'SELECT', 'WITH', 'COMMIT']"
     assert lines[5] == "True True True True True"
-    assert lines[6] == "True True True"
+    assert lines[6] == "True True True True"
 
 
 HEALTH_ON_POSTGRES = """

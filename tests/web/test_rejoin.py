@@ -25,7 +25,7 @@ def seat(table: Table, position: int) -> Seat:
 
 def connect_phone(monkeypatch: pytest.MonkeyPatch, seat: Seat) -> None:
     """As if this seat's phone had its websocket open (presence is the consumer's job)."""
-    monkeypatch.setattr(presence, "connected", lambda game_id: frozenset({seat.pk}))
+    monkeypatch.setattr(presence, "here", lambda game_id: presence.Here(frozenset({seat.pk})))
 
 
 def test_a_code_cannot_take_a_seat_whose_phone_is_connected(
@@ -39,6 +39,23 @@ def test_a_code_cannot_take_a_seat_whose_phone_is_connected(
         services.rejoin(table.game_id, thief, ada.rejoin_code)
     assert seat(table, 0).player_key == table.player(0).key
     assert seat(table, 0).rejoin_code == ada.rejoin_code
+
+
+def test_a_code_cannot_take_a_seat_whose_phone_is_reconnecting(settings: Settings) -> None:
+    """A phone silent (or whose socket closed) within the grace is most likely coming
+    back, and the TV does not show its code yet: the code waits for the grace to end."""
+    settings.SPLENDOR_PRESENCE_GRACE = 60
+    table = started()
+    ada = seat(table, 0)
+    presence.arrive(table.game_id, ada.pk, "ada-phone")
+    presence.leave("ada-phone")
+    assert presence.here(table.game_id).reconnecting == {ada.pk}
+    thief = new_player_key()
+    with pytest.raises(services.Refused, match="reconnecting"):
+        services.rejoin(table.game_id, thief, ada.rejoin_code)
+    assert seat(table, 0).player_key == table.player(0).key
+    settings.SPLENDOR_PRESENCE_GRACE = 0  # the grace is over: the seat is away
+    assert services.rejoin(table.game_id, thief, ada.rejoin_code).player_key == thief
 
 
 def test_a_code_takes_an_away_seat_once_and_is_then_replaced() -> None:
@@ -122,15 +139,21 @@ def test_unreadable_codes_are_refused_without_error(typed: str) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_over_websockets_a_code_waits_until_the_phone_is_away(screens: Screens) -> None:
+async def test_over_websockets_a_code_waits_until_the_phone_is_away(
+    screens: Screens, settings: Settings
+) -> None:
     table = await db(started)(("Ada", "Bob"))
     old_phone = await screens.phone(table, 1, label="Bob's phone")
     code = await db(lambda: seat(table, 1).rejoin_code)()
     thief = new_player_key()
     with pytest.raises(services.Refused, match="still connected"):
         await db(services.rejoin)(table.game_id, thief, code)
-    # Bob's phone sleeps (its socket closes): now the code works, once.
+    # Bob's phone sleeps (its socket closes): reconnecting, then after the grace the
+    # code works, once.
     await old_phone.close()
+    with pytest.raises(services.Refused, match="reconnecting"):
+        await db(services.rejoin)(table.game_id, thief, code)
+    settings.SPLENDOR_PRESENCE_GRACE = 0
     new_key = new_player_key()
     await db(services.rejoin)(table.game_id, new_key, code)
     assert await db(lambda: seat(table, 1).player_key)() == new_key

@@ -220,3 +220,56 @@ def test_an_action_on_one_server_reaches_screens_on_another(tmp_path: Path) -> N
         )
         # Stored once each, in canonical notation, by whichever process took the action.
         assert json.loads(run_python(env, "-c", check)) == [version + 2, ["take:wug", "take:wrk"]]
+
+
+def wait_head(tv: MiniWebSocket, position: int, shows: str, timeout: float = 60) -> str:
+    """Read the TV until the seat's panel header, as last sent, holds `shows` (or, with
+    `shows` empty, neither "away" nor "reconnecting"); return that header."""
+    deadline = time.monotonic() + timeout
+    last = ""
+    while True:
+        if last and (shows in last if shows else not re.search(r"tag (away|reconnecting)", last)):
+            return last
+        message = next_message(tv, deadline - time.monotonic())
+        assert message is not None, f"seat {position} never showed {shows!r}: {last[-300:]}"
+        found = re.search(rf'<header id="player-{position}-head".*?</header>', message, re.S)
+        if found:
+            last = found.group(0)
+
+
+@pytest.mark.slow
+def test_a_phone_on_one_server_is_reconnecting_then_away_on_a_tv_on_another(
+    tmp_path: Path,
+) -> None:
+    require_service(5432, "PostgreSQL")
+    require_service(6379, "Redis")
+    with own_redis_db(), throwaway_database() as database_url:
+        env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
+        env.update(DATABASE_URL=database_url, REDIS_URL=REDIS_URL, SPLENDOR_HOST="127.0.0.1")
+        env.update(SPLENDOR_PRESENCE_GRACE="3")
+        run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
+        game = json.loads(run_python(env, "-c", SETUP))
+        code: str = game["code"]
+        host_session, ada_session, bob_session = game["sessions"]
+        opened: list[MiniWebSocket] = []
+        with server(env, tmp_path / "a.log") as port_a, server(env, tmp_path / "b.log") as port_b:
+            try:
+                tv = MiniWebSocket(port_b, f"/ws/game/{code}/table/", host_session)
+                opened.append(tv)
+                first_view(tv)
+                # Ada's phone on A goes silent (it never pings): reconnecting, then away.
+                ada = MiniWebSocket(port_a, f"/ws/game/{code}/seat/", ada_session)
+                opened.append(ada)
+                wait_head(tv, 0, "")
+                assert "rejoin" not in wait_head(tv, 0, "tag reconnecting")
+                assert "rejoin" in wait_head(tv, 0, "tag away")
+                # Bob's phone on A closes its socket: reconnecting at once, then away.
+                bob = MiniWebSocket(port_a, f"/ws/game/{code}/seat/", bob_session)
+                opened.append(bob)
+                wait_head(tv, 1, "")
+                bob.close()
+                assert "rejoin" not in wait_head(tv, 1, "tag reconnecting")
+                assert "rejoin" in wait_head(tv, 1, "tag away")
+            finally:
+                for screen in opened:
+                    screen.close()

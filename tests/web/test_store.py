@@ -9,9 +9,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Model
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from pytest_django.fixtures import Settings
 
 from game import presence, services, store
 from game.bot_levels import STAND_IN
@@ -155,7 +157,8 @@ def test_who_connects_is_read_in_one_statement() -> None:
     assert store.who(code, bob.key) == (table.game_id, table.host_key, None, True)
 
 
-def test_presence_rows_are_written_and_read_as_the_orm_sees_them() -> None:
+def test_presence_rows_are_written_and_read_as_the_orm_sees_them(settings: Settings) -> None:
+    settings.SPLENDOR_PRESENCE_GRACE = 20
     table = started(("Ada", "Bob"))
     seats = dict(Seat.objects.filter(game_id=table.game_id).values_list("position", "pk"))
     presence.arrive(table.game_id, seats[0], "ada-phone")
@@ -168,27 +171,57 @@ def test_presence_rows_are_written_and_read_as_the_orm_sees_them() -> None:
     ]
     assert all(abs(r.seen_at - timezone.now()) < timedelta(minutes=1) for r in rows)
     assert presence.connected(table.game_id) == {seats[0], seats[1]}
-    # A row its heartbeat stopped refreshing no longer counts, and goes at the next arrival.
-    Presence.objects.filter(channel="ada-phone").update(
-        seen_at=timezone.now() - presence.TTL - timedelta(seconds=1)
+    # Ada's phone went silent: reconnecting for the grace, then away.
+    silent = timezone.now() - timedelta(seconds=presence.LIVE + 1)
+    Presence.objects.filter(channel="ada-phone").update(seen_at=silent)
+    assert presence.here(table.game_id) == presence.Here(
+        frozenset({seats[1]}), frozenset({seats[0]})
     )
-    assert presence.connected(table.game_id) == {seats[1]}
-    presence.refresh("bob-phone")
+    assert presence.present(table.game_id) == {seats[0], seats[1]}
+    gone = timezone.now() - timedelta(seconds=presence.LIVE + 21)
+    Presence.objects.filter(channel="ada-phone").update(seen_at=gone)
+    assert presence.here(table.game_id) == presence.Here(frozenset({seats[1]}))
+    # Bob's second screen arrives; his phone closes: the tablet keeps him connected.
     presence.arrive(table.game_id, seats[1], "bob-tablet")
-    assert not Presence.objects.filter(channel="ada-phone").exists()
     presence.leave("bob-phone")
-    assert presence.connected(table.game_id) == {seats[1]}  # the tablet is still there
-    presence.leave("bob-tablet")
-    assert presence.connected(table.game_id) == frozenset()
-    assert presence.connected(999_999) == frozenset()
+    assert presence.here(table.game_id) == presence.Here(frozenset({seats[1]}))
+    presence.leave("bob-tablet")  # reconnecting at once, away after the grace
+    assert presence.here(table.game_id) == presence.Here(reconnecting=frozenset({seats[1]}))
+    settings.SPLENDOR_PRESENCE_GRACE = 0
+    assert presence.here(table.game_id) == presence.NOBODY
+    assert presence.read([table.game_id, 999_999]) == {}
+    # Rows that stopped counting long ago are deleted, in one statement.
+    Presence.objects.filter(channel="ada-phone").update(
+        seen_at=timezone.now() - timedelta(seconds=presence.LIVE + presence.KEEP + 1)
+    )
+    presence.forget_ghosts()
+    assert sorted(Presence.objects.values_list("channel", flat=True)) == [
+        "bob-phone",
+        "bob-tablet",
+    ]
 
 
-def test_a_heartbeat_refreshes_the_row_it_names() -> None:
+def test_a_refresh_writes_when_each_socket_was_heard_in_one_statement() -> None:
     table = started(("Ada", "Bob"))
-    seat = Seat.objects.filter(game_id=table.game_id).values_list("pk", flat=True).first()
-    assert seat is not None
-    presence.arrive(table.game_id, seat, "ada-phone")
+    seats = list(Seat.objects.filter(game_id=table.game_id).values_list("pk", flat=True))
     old = timezone.now() - timedelta(seconds=20)
-    Presence.objects.filter(channel="ada-phone").update(seen_at=old)
-    presence.refresh("ada-phone")
-    assert Presence.objects.get(channel="ada-phone").seen_at > old + timedelta(seconds=15)
+    for n in range(3):
+        presence.arrive(table.game_id, seats[n % 2], f"phone-{n}")
+    Presence.objects.update(seen_at=old)
+    heard = {f"phone-{n}": timezone.now() - timedelta(seconds=n) for n in range(2)}
+    with CaptureQueriesContext(connection) as statements:
+        assert presence.refresh(heard.items()) == 1
+    assert len(statements.captured_queries) == 1
+    rows = dict(Presence.objects.values_list("channel", "seen_at"))
+    assert rows == {**heard, "phone-2": old}
+    assert presence.refresh([]) == 0
+
+
+def test_the_versions_of_many_games_are_read_in_one_statement() -> None:
+    one, two = started(("Ada", "Bob")), started(("Cy", "Di"))
+    play_as(one, "take:wug")
+    with CaptureQueriesContext(connection) as statements:
+        found = store.versions([one.game_id, two.game_id, 999_999])
+    assert found == {one.game_id: 1, two.game_id: 0}
+    assert len(statements.captured_queries) == 1
+    assert store.versions([]) == {}

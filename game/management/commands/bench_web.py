@@ -600,18 +600,20 @@ def release(target: Target, games: list[list[MiniWebSocket]]) -> None:
         tv.close()
 
 
-# A seat's name line on the TV, with its tags ("away" while no phone holds it).
+# A seat's name line on the TV, with its tags ("reconnecting" from the moment its
+# phone's socket closes, "away" after the grace).
 PLAYER_HEAD = re.compile(r'id="player-(\d)-head"[^>]*>(.*?)</header>', re.S)
+LEFT = re.compile(r'class="tag (?:away|reconnecting)"')
 
 
 def phones_shown_away(tv: MiniWebSocket, until: float) -> None:
-    """Read a (project) game's TV until it shows every seat away: the server has handled
-    each of the game's phone sockets closing (game.presence)."""
+    """Read a (project) game's TV until no seat shows its phone connected: the server has
+    handled each of the game's phone sockets closing (game.presence)."""
     away: dict[str, bool] = {}
 
     def all_away(message: str) -> bool:
         for seat, head in PLAYER_HEAD.findall(message):
-            away[seat] = 'class="tag away"' in head
+            away[seat] = LEFT.search(head) is not None
         return len(away) == SEATS and all(away.values())
 
     tv.read_until(all_away, until, "every seat shown away")
