@@ -76,6 +76,8 @@ MIDDLEWARE = [
     # First: static files are answered before sessions, hosts or CSRF are looked at.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Only the server's own scripts and styles run in its pages.
+    "game.middleware.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "game.middleware.CommonMiddleware",
@@ -162,6 +164,8 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "game.layers.InMemoryChannelLayer"}}
 
 # Seats are remembered in the session: keep phones seated for a long while.
+# Django's database sessions, refusing cookies no session key could be (game/sessions.py).
+SESSION_ENGINE = "game.sessions"
 SESSION_COOKIE_AGE = 60 * 24 * 60 * 60
 SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_HTTPONLY = True
