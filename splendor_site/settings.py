@@ -282,6 +282,8 @@ SPLENDOR_CLEANUP_EVERY = _env_number(
 # Messages a screen may send a second on average (twice as many at once) before it
 # is told to slow down: far above what anyone taps, it only stops a flood.
 SPLENDOR_SOCKET_RATE = _env_number("SPLENDOR_SOCKET_RATE", 10)
+# Open sockets one phone may have on its seat: one more closes its oldest (code 4429).
+SPLENDOR_SOCKETS_PER_SEAT = int(_env_number("SPLENDOR_SOCKETS_PER_SEAT", 3))
 
 # Wrong rejoin codes: after this many from one client for one game, wait this long.
 SPLENDOR_REJOIN_TRIES = int(_env_number("SPLENDOR_REJOIN_TRIES", 5))
