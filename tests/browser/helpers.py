@@ -168,7 +168,9 @@ class Screen:
         """Wait until the page's socket delivered its first view."""
         # A function, not an expression: Playwright evaluates an expression with eval(),
         # which the pages' Content-Security-Policy refuses.
-        self.page.wait_for_function("() => window.__ws && window.__ws.messages > 0", timeout=timeout)
+        self.page.wait_for_function(
+            "() => window.__ws && window.__ws.messages > 0", timeout=timeout
+        )
 
     def settle(self, timeout: float = 15000) -> None:
         """Ask the server for a heartbeat answer and wait for it.
