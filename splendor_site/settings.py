@@ -279,8 +279,9 @@ SPLENDOR_CLEANUP_EVERY = _env_number(
     "SPLENDOR_CLEANUP_EVERY", 0 if "pytest" in sys.modules else 3600
 )
 
-# Messages a screen may send a second on average (twice as many at once) before it
-# is told to slow down: far above what anyone taps, it only stops a flood.
+# Messages a phone (all its sockets together; a TV without a session: each socket) may
+# send a second on average (twice as many at once) before it is told to slow down, at
+# most once a second: far above what anyone taps, it only stops a flood.
 SPLENDOR_SOCKET_RATE = _env_number("SPLENDOR_SOCKET_RATE", 10)
 # Open sockets one phone may have on its seat: one more closes its oldest (code 4429).
 SPLENDOR_SOCKETS_PER_SEAT = int(_env_number("SPLENDOR_SOCKETS_PER_SEAT", 3))
