@@ -16,7 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from game import archive, history, rendering, services
+from game import archive, forms, history, rendering, services
 from game.bot_levels import seat_name
 from game.engine import GameState, new_game, outcome, parse_action
 from game.engine.rules import apply_action
@@ -105,7 +105,10 @@ def games(request: HttpRequest) -> HttpResponse:
 
 
 def _started_game(code: str) -> Game:
-    game = Game.objects.filter(code=code.upper()).exclude(status=Game.Status.LOBBY).first()
+    room = forms.read_code(code)  # never a query with what is not a code (NUL, for one)
+    game = (
+        Game.objects.filter(code=room).exclude(status=Game.Status.LOBBY).first() if room else None
+    )
     if game is None:
         raise Http404(_("There is no game with this code."))
     return game

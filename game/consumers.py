@@ -26,7 +26,18 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from game import events, hinting, inbound, jinja, liveness, presence, services, standin, store
+from game import (
+    events,
+    hinting,
+    inbound,
+    jinja,
+    limits,
+    liveness,
+    presence,
+    services,
+    standin,
+    store,
+)
 from game.engine.projection import TABLE, GameView, view_for
 from game.join_qr import join_url
 from game.languages import language_from_scope
@@ -133,6 +144,8 @@ class GameConsumer(AsyncWebsocketConsumer):
     hint_task: asyncio.Future[None] | None = None
     port: str = "8000"
     csrf: str = ""
+    share: limits.Socket | None = None  # what this socket shares with its phone's others
+    full_task: asyncio.Future[None] | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         # However the socket ends (a close, an error, a cancelled task), its
@@ -140,13 +153,13 @@ class GameConsumer(AsyncWebsocketConsumer):
         try:
             await super().__call__(scope, receive, send)
         finally:
+            if self.share is not None:
+                limits.leave(self.share)
             await self.forget_presence()
 
     async def connect(self) -> None:
         events.serve_from(asyncio.get_running_loop())
         self.shown = Shown()
-        rate = settings.SPLENDOR_SOCKET_RATE
-        self.limit = inbound.RateLimit(per_second=rate, burst=max(1, int(2 * rate)))
         kwargs = self.scope["url_route"]["kwargs"]
         self.role = kwargs["role"]
         who = await database_sync_to_async(_who)(self.scope, kwargs["code"], self.role == "seat")
@@ -175,6 +188,10 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.accept()
         self.heard = self.written = time.monotonic()  # the row below is written as heard now
         liveness.watch(self)
+        # Limits per phone (game.limits): a newer socket of the seat replaces its oldest.
+        self.share, oldest = limits.arrive(player_key, self.channel_name, self.role == "seat")
+        for channel in oldest:
+            await self.channel_layer.send(channel, {"type": "socket.replaced"})
         if self.seat_id is None:
             await self.send_full()
             return
@@ -230,19 +247,22 @@ class GameConsumer(AsyncWebsocketConsumer):
                 await self.send_flash(_("Something went wrong; please try again."))
 
     async def answer(self, message: inbound.Inbound) -> None:
-        if not self.limit.allow(time.monotonic()):
-            await self.send_flash(inbound.too_fast().problem)
+        verdict = limits.allow(self.share, time.monotonic()) if self.share else "ok"
+        if verdict != "ok":  # over the phone's rate: told at most once a second
+            if verdict == "tell":
+                await self.send_flash(inbound.too_fast().problem)
             return
         if message.kind == "ping":
             await self.heartbeat()
         elif message.kind == "sync":
-            await self.send_full()
+            await self.sync()
         elif message.kind == "bad":
             await self.send_flash(message.problem)
         elif self.seat_id is None:
             await self.send_flash(_("This screen shows the table; play from your phone."))
         elif message.kind == "hint":
-            if not self.thinking:  # one at a time; the socket keeps serving meanwhile
+            # One at a time for the phone, whatever its sockets; each keeps serving meanwhile.
+            if not self.thinking and (self.share is None or limits.start_hint(self.share)):
                 self.thinking = True
                 self.hint_task = asyncio.ensure_future(self.hint(message.version))
         else:
@@ -285,6 +305,30 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_flash(_("Something went wrong; please try again."))
         finally:
             self.thinking = False
+            if self.share is not None:
+                limits.end_hint(self.share)
+
+    async def sync(self) -> None:
+        """A full view asked for: now, or later once if the phone had one within a second."""
+        wait = limits.full_view_wait(self.share, time.monotonic()) if self.share else 0.0
+        if wait == 0:
+            await self.send_full()
+        elif wait is not None:
+            self.full_task = asyncio.ensure_future(self.send_full_later(wait))
+
+    async def send_full_later(self, wait: float) -> None:
+        try:
+            await asyncio.sleep(wait)
+            if self.share is not None:
+                limits.full_view_sent(self.share)
+            await self.send_full()
+        except Exception:  # a task of its own: nobody else would hear of a failure
+            log.exception("Full view for %s failed", self.channel_name)
+
+    async def socket_replaced(self, event: dict[str, Any]) -> None:
+        """A newer socket of this phone's seat took over: close this one with 4429, which
+        the page reads as "open on another tab" and stops reconnecting until tapped."""
+        await self.close(code=4429)
 
     def scope_player_key(self) -> str:
         return _player_key(self.scope)

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
+from game import forms
 from game.engine import GameState, outcome
 from game.history import log_context
 from game.models import Game
@@ -30,7 +31,8 @@ def how_to_play(request: HttpRequest) -> HttpResponse:
 
 def game_log(request: HttpRequest, code: str) -> HttpResponse:
     """Every finished turn of a game, newest first: the fragment a phone's Log sheet shows."""
-    game = Game.objects.filter(code=code.upper()).first()
+    typed = forms.read_code(code)  # never a query with what is not a code (NUL, for one)
+    game = Game.objects.filter(code=typed).first() if typed else None
     if game is None:
         raise Http404(_("There is no game with this code."))
     room, _holders, state, _log = read(game.id)

@@ -4,7 +4,8 @@ The consumer never parses a message itself: it calls `read_message` and acts on
 the resulting `Inbound`. Anything that is not a well-formed message becomes
 kind "bad" with a translated problem for the player; nothing here raises, for
 any text (any JSON shape, depth or number size), binary frame or size.
-A `RateLimit` per socket keeps one screen from flooding the server.
+A `RateLimit` per phone (shared by its sockets, game.limits) keeps one phone from
+flooding the server.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def read_message(text_data: str | None, bytes_data: bytes | None = None) -> Inbo
 class RateLimit:
     """A token bucket: `burst` messages at once, then `per_second` on average."""
 
-    __slots__ = ("burst", "last", "per_second", "tokens")  # one per socket
+    __slots__ = ("burst", "last", "per_second", "tokens")  # one per phone
 
     def __init__(self, per_second: float = 10.0, burst: int = 20) -> None:
         self.per_second = max(0.0, float(per_second))

@@ -12,11 +12,11 @@ django_asgi_app = get_asgi_application()
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.layers import get_channel_layer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from game import housekeeping, services  # noqa: E402
+from game.handshake import SameOriginValidator  # noqa: E402
 from game.routing import Starting, websocket_urlpatterns  # noqa: E402
 
 
@@ -32,7 +32,8 @@ application = Starting(
         {
             "http": django_asgi_app,
             # Seats are identified by a token in the Django session; there are no user accounts.
-            "websocket": AllowedHostsOriginValidator(
+            # The handshake is checked as HTTP is: a known Host, the page's own Origin.
+            "websocket": SameOriginValidator(
                 SessionMiddlewareStack(
                     URLRouter([*websocket_urlpatterns, re_path(r"", NoSuchSocket.as_asgi())])
                 )

@@ -83,6 +83,8 @@ MIDDLEWARE = [
     # First: static files are answered before sessions, hosts or CSRF are looked at.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Only the server's own scripts and styles run in its pages.
+    "game.middleware.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "game.middleware.CommonMiddleware",
@@ -184,6 +186,8 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "game.layers.InMemoryChannelLayer"}}
 
 # Seats are remembered in the session: keep phones seated for a long while.
+# Django's database sessions, refusing cookies no session key could be (game/sessions.py).
+SESSION_ENGINE = "game.sessions"
 SESSION_COOKIE_AGE = 60 * 24 * 60 * 60
 SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_HTTPONLY = True
@@ -294,9 +298,12 @@ SPLENDOR_CLEANUP_EVERY = _env_number(
     "SPLENDOR_CLEANUP_EVERY", 0 if "pytest" in sys.modules else 3600
 )
 
-# Messages a screen may send a second on average (twice as many at once) before it
-# is told to slow down: far above what anyone taps, it only stops a flood.
+# Messages a phone (all its sockets together; a TV without a session: each socket) may
+# send a second on average (twice as many at once) before it is told to slow down, at
+# most once a second: far above what anyone taps, it only stops a flood.
 SPLENDOR_SOCKET_RATE = _env_number("SPLENDOR_SOCKET_RATE", 10)
+# Open sockets one phone may have on its seat: one more closes its oldest (code 4429).
+SPLENDOR_SOCKETS_PER_SEAT = int(_env_number("SPLENDOR_SOCKETS_PER_SEAT", 3))
 
 # Wrong rejoin codes: after this many from one client for one game, wait this long.
 SPLENDOR_REJOIN_TRIES = int(_env_number("SPLENDOR_REJOIN_TRIES", 5))

@@ -325,6 +325,53 @@ async def test_a_foreign_origin_is_refused(screens: Screens, origin: str) -> Non
         assert not connected, (role, origin)
 
 
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://localhost:8001",  # the same host, another port: another program's page
+        "http://localhost",  # the same host on port 80
+        "https://localhost:8000",  # another scheme
+        "http://127.0.0.1:8000",  # an allowed host, but not the one the page was served from
+    ],
+)
+async def test_an_origin_other_than_the_pages_own_is_refused(screens: Screens, origin: str) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    for role, session in (("table", table.host_session), ("seat", table.player(0).session)):
+        connected, _code, _screen = await screens.try_open(table.code, role, session, origin=origin)
+        assert not connected, (role, origin)
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "", "localhost.evil:8000"])
+async def test_a_foreign_host_header_is_refused(screens: Screens, host: str) -> None:
+    """As over HTTP (400): the Host must be one the server answers, the Origin to match."""
+    table = await db(started)(("Ada", "Bob"))
+    for role, session in (("table", table.host_session), ("seat", table.player(0).session)):
+        connected, _code, _screen = await screens.try_open(
+            table.code, role, session, host=host, origin=f"http://{host}"
+        )
+        assert not connected, (role, host)
+
+
+@pytest.mark.parametrize(
+    ("host", "origin"),
+    [
+        ("localhost:8000", "http://localhost:8000"),
+        ("127.0.0.1:8000", "http://127.0.0.1:8000"),
+        ("LOCALHOST:8000", "http://localhost:8000"),  # host names ignore case
+        ("localhost", "http://localhost:80"),  # the default port, written or not
+        ("[::1]:8000", "http://[::1]:8000"),
+    ],
+)
+async def test_the_pages_own_origin_connects(screens: Screens, host: str, origin: str) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    for role, session in (("table", table.host_session), ("seat", table.player(0).session)):
+        connected, detail, screen = await screens.try_open(
+            table.code, role, session, host=host, origin=origin
+        )
+        assert connected, (role, host, detail)
+        assert version_of(await screen.receive()) == 0
+
+
 async def test_a_room_code_in_lower_case_finds_the_game(screens: Screens) -> None:
     table = await db(started)(("Ada", "Bob"))
     connected, _detail, phone = await screens.try_open(

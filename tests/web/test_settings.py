@@ -94,7 +94,7 @@ def test_network_module_does_not_import_django() -> None:
     assert run_python(code, {}).strip() == "False"
 
 
-def run_python(code: str, env: dict[str, str], check: bool = True) -> str:
+def run_python(code: str, env: dict[str, str], check: bool = True, timeout: float = 60) -> str:
     """Run code with a clean settings environment in the project root; return stdout."""
     clean = {
         key: value
@@ -108,7 +108,7 @@ def run_python(code: str, env: dict[str, str], check: bool = True) -> str:
         env=clean,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )
     if check:
         assert result.returncode == 0, result.stderr
