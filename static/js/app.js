@@ -25,7 +25,7 @@
   var PING_EVERY = 2000;     // ms between heartbeats; the server answers "pong"
   var SILENT_AFTER = 4000;   // ms without any message: say "reconnecting"
   var DEAD_AFTER = 6000;     // ms without any message: the socket is dead, replace it
-  var OPEN_WITHIN = 4000;    // ms a handshake may take (a paused server never answers)
+  var OPEN_WITHIN = 5000;    // ms a handshake may take (a paused server never answers)
   var CHECK_WITHIN = 3000;   // ms for an answer when the page is shown again
   var BACKOFF_CAP = 6000;    // ms, the longest wait between attempts
   var HOLD_MOVE = 12000;     // ms a move tapped while disconnected waits to be sent
@@ -100,8 +100,12 @@
       return;
     }
     conn.ws = ws;
+    // A handshake that hangs (a paused server accepts the connection but never
+    // answers) is given up and tried again soon: its wait was the backoff, and
+    // with one socket at a time a screen never has more than one handshake in
+    // flight, so a server that resumes is reached at once.
     conn.openTimer = setTimeout(function () {
-      if (conn.ws === ws && ws.readyState !== WebSocket.OPEN) { drop(); retryLater(); }
+      if (conn.ws === ws && ws.readyState !== WebSocket.OPEN) { drop(); retryLater(250 + 750 * Math.random()); }
     }, OPEN_WITHIN);
     ws.onopen = function () {
       clearTimeout(conn.openTimer);
