@@ -47,7 +47,8 @@
     openTimer: null,    // the handshake's deadline
     checkTimer: null,   // the deadline of a visibility check
     lastMessageAt: 0,
-    lastPingAt: 0
+    lastPingAt: 0,
+    pingedAt: 0         // the first ping sent since the last message
   };
 
   function setIndicator(on) {
@@ -111,6 +112,7 @@
       clearTimeout(conn.openTimer);
       conn.state = "open";
       conn.lastMessageAt = conn.lastPingAt = Date.now();
+      conn.pingedAt = 0;
       fire("splendor:open", { socket: api });
     };
     ws.onmessage = function (e) {
@@ -150,9 +152,10 @@
     if (code === 4404) {  // the game is gone: reload once (the page says what is left)
       conn.state = "gone";
       var key = "splendor-reloaded:" + location.pathname;
-      var last = Number(sessionStorage.getItem(key) || 0);
+      var last = 0;
+      try { last = Number(sessionStorage.getItem(key) || 0); } catch (err) { last = Date.now(); }
       if (Date.now() - last > 60000) {
-        sessionStorage.setItem(key, String(Date.now()));
+        try { sessionStorage.setItem(key, String(Date.now())); } catch (err) { /* reload once anyway */ }
         location.reload();
       } else {
         setIndicator(false);
@@ -169,17 +172,21 @@
 
   // Once every half second: heartbeat, and notice a connection that went quiet
   // (a phone whose network went away gets no close event for a long while).
+  // Silence is counted from the first ping left unanswered, not from the last
+  // message: a hidden tab whose timers the browser slows down to once a minute
+  // hears nothing for a minute without its connection being dead.
   setInterval(function () {
     if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN) return;
     var now = Date.now();
-    var quiet = now - conn.lastMessageAt;
-    if (quiet > DEAD_AFTER) { drop(); retryLater(0); return; }
-    if (quiet > SILENT_AFTER && conn.state === "open") {
+    var unanswered = conn.pingedAt > conn.lastMessageAt ? now - conn.pingedAt : 0;
+    if (unanswered > DEAD_AFTER - PING_EVERY) { drop(); retryLater(0); return; }
+    if (unanswered > SILENT_AFTER - PING_EVERY && conn.state === "open") {
       conn.state = "silent";
       setIndicator(false);
     }
     if (now - conn.lastPingAt >= PING_EVERY) {
       conn.lastPingAt = now;
+      if (!(conn.pingedAt > conn.lastMessageAt)) conn.pingedAt = now;
       rawSend({ ping: true });
     }
   }, 500);
