@@ -163,12 +163,15 @@ class GameConsumer(AsyncWebsocketConsumer):
         kwargs = self.scope["url_route"]["kwargs"]
         self.role = kwargs["role"]
         who = await database_sync_to_async(_who)(self.scope, kwargs["code"], self.role == "seat")
+        # A refusal is accepted, then closed with its code: closed before the
+        # accept, Daphne answers the handshake with HTTP 403 and the page never
+        # learns why (4404: no such game; 4403: this phone holds no seat there).
         if who is None:
-            await self.close(code=4404)
+            await self.refuse(4404)
             return
         game_id, self.is_host, seat_id, player_key = who
         if self.role == "seat" and seat_id is None:
-            await self.close(code=4403)
+            await self.refuse(4403)
             return
         self.holder = holder_of(player_key)
         # Interned: thousands of sockets share a few languages and ports.
@@ -198,6 +201,11 @@ class GameConsumer(AsyncWebsocketConsumer):
         seat = await database_sync_to_async(_arrive)(game_id, self.seat_id, self.channel_name)
         await self.announce_presence(game_id)
         await self.show_seat(*seat)
+
+    async def refuse(self, code: int) -> None:
+        """Tell the page why it may not follow this game (it goes away, not back)."""
+        await self.accept()
+        await self.close(code=code)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Run the message's handler, without Channels' close_old_connections before it.

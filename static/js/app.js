@@ -1,86 +1,330 @@
-/* The little JavaScript a screen needs: keep the socket alive (a heartbeat
-   every 2 s; no answer for 4 s shows "reconnecting" and reconnects), pick gems,
-   open action sheets and send the one confirmed action. Everything shown comes
-   from the server as HTML regions (only the ones that changed); nothing here
-   changes the game by itself. */
+/* The little JavaScript a screen needs: keep one live connection to the server,
+   pick gems, open action sheets and send the one confirmed action. Everything
+   shown comes from the server as HTML regions (only the ones that changed);
+   nothing here changes the game by itself.
+
+   The connection is this file's own WebSocket, not the htmx ws extension's: the
+   extension reconnects by itself after some closes (and its reconnect() closes
+   an open socket, which fires its close handler again), it does not give up on
+   a handshake that never answers, and it queues every message sent while the
+   socket is down and sends them all on the next open. A page that must never
+   hold two sockets, never reconnect twice for one outage and send a move at
+   most once needs to decide all of that in one place. What arrives is still
+   swapped by htmx (htmx.swap, its public API: the out-of-band swaps the ws
+   extension also does).
+
+   States: connecting -> open -> silent (nothing heard for SILENT_AFTER: shown
+   as "reconnecting") -> reconnecting (the socket is dropped after DEAD_AFTER,
+   a new one is tried with backoff and jitter) -> connecting ... Close codes
+   from the server: 4403 (this phone's seat is taken or gone: the join page),
+   4404 (the game is gone: reload once), 4429 (too many sockets from this
+   phone: wait for a tap or for the page to be shown again). */
 (function () {
   "use strict";
   var ORDER = "wugrky";
-  var socket = null;
-  var lastMessageAt = 0;
-  var wasMyTurn = null;
-  var lastPhase = "";
-  var PING_EVERY = 2000;  // ms between heartbeats
-  var DEAD_AFTER = 4000;  // ms without any answer: the connection is gone
+  var PING_EVERY = 2000;     // ms between heartbeats; the server answers "pong"
+  var SILENT_AFTER = 4000;   // ms without any message: say "reconnecting"
+  var DEAD_AFTER = 6000;     // ms without any message: the socket is dead, replace it
+  var OPEN_WITHIN = 5000;    // ms a handshake may take (a paused server never answers)
+  var CHECK_WITHIN = 3000;   // ms for an answer when the page is shown again
+  var BACKOFF_CAP = 6000;    // ms, the longest wait between attempts
+  var HOLD_MOVE = 12000;     // ms a move tapped while disconnected waits to be sent
   var PONG = "pong";
-
-  if (window.htmx) {
-    // Reconnect quickly: a phone that wakes up should be current within seconds.
-    htmx.config.wsReconnectDelay = function (retry) { return Math.min(400 * (retry + 1), 2000); };
-  }
 
   function live() { return document.getElementById("live"); }
   function hand() { return document.getElementById("hand"); }
-  function setConnected(on) {
+  function text(name) {
     var el = live();
-    if (el) el.classList.toggle("offline", !on);
+    return (el && el.getAttribute("data-" + name)) || "";
   }
 
-  var reconnecting = false;
-  document.addEventListener("htmx:wsOpen", function (e) {
-    socket = e.detail.socketWrapper;
-    lastMessageAt = Date.now();
-    reconnecting = false;
-    setConnected(true);
-  });
+  // ---------------------------------------------------------------- connection
+  var conn = {
+    state: "idle",      // idle, connecting, open, silent, reconnecting, parked, gone
+    ws: null,           // the one socket this page holds, or null
+    attempt: 0,         // failed attempts since the last good connection
+    timer: null,        // the pending reconnect
+    openTimer: null,    // the handshake's deadline
+    checkTimer: null,   // the deadline of a visibility check
+    lastMessageAt: 0,
+    lastPingAt: 0,
+    pingedAt: 0         // the first ping sent since the last message
+  };
 
-  // The heartbeat's answer is not a region: note it and swap nothing.
-  document.addEventListener("htmx:wsBeforeMessage", function (e) {
-    lastMessageAt = Date.now();
-    if (e.detail.message === PONG) {
-      setConnected(true);
-      e.preventDefault();
+  function setIndicator(on) {
+    var el = live();
+    if (!el) return;
+    el.classList.toggle("offline", !on);
+    el.classList.toggle("parked", conn.state === "parked");
+    var label = el.querySelector(".connection span");
+    if (label) {
+      if (!label.hasAttribute("data-default")) label.setAttribute("data-default", label.textContent);
+      label.textContent = conn.state === "parked"
+        ? text("msg-other-tab") : label.getAttribute("data-default");
     }
-  });
+  }
 
-  // A phone whose network went away has no close event for a long while:
-  // ping, and if nothing at all comes back, say so and open a new socket
-  // (it gets the whole view on connect, so the screen catches up by itself).
-  // Checked twice a second, so silence is noticed within DEAD_AFTER + 0.5 s.
-  var lastPingAt = 0;
-  setInterval(function () {
-    if (!live() || !socket) return;
-    var now = Date.now();
-    if (now - lastMessageAt > DEAD_AFTER) {
-      setConnected(false);
-      if (!reconnecting) {
-        reconnecting = true;
-        try { socket.reconnect(); } catch (err) { /* retried at the next check */ }
-        setTimeout(function () { reconnecting = false; }, DEAD_AFTER);
+  function fire(name, detail) {
+    document.dispatchEvent(new CustomEvent(name, { detail: detail }));
+  }
+
+  function socketUrl() {
+    var path = live().getAttribute("data-ws");
+    return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
+  }
+
+  // The page lets go of a socket itself: its handlers go first, so its close
+  // can never start anything.
+  function drop() {
+    var ws = conn.ws;
+    conn.ws = null;
+    clearTimeout(conn.openTimer);
+    clearTimeout(conn.checkTimer);
+    conn.checkTimer = null;
+    if (!ws) return;
+    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+    try { ws.close(); } catch (err) { /* already closing */ }
+    socketLost();
+  }
+
+  function connect() {
+    if (!live()) return;
+    drop();
+    clearTimeout(conn.timer);
+    conn.timer = null;
+    conn.state = "connecting";
+    var ws;
+    try {
+      ws = new WebSocket(socketUrl());
+    } catch (err) {
+      retryLater();
+      return;
+    }
+    conn.ws = ws;
+    // A handshake that hangs (a paused server accepts the connection but never
+    // answers) is given up and tried again soon: its wait was the backoff, and
+    // with one socket at a time a screen never has more than one handshake in
+    // flight, so a server that resumes is reached at once.
+    conn.openTimer = setTimeout(function () {
+      if (conn.ws === ws && ws.readyState !== WebSocket.OPEN) { drop(); retryLater(250 + 750 * Math.random()); }
+    }, OPEN_WITHIN);
+    ws.onopen = function () {
+      clearTimeout(conn.openTimer);
+      conn.state = "open";
+      conn.lastMessageAt = conn.lastPingAt = Date.now();
+      conn.pingedAt = 0;
+      fire("splendor:open", { socket: api });
+    };
+    ws.onmessage = function (e) {
+      conn.lastMessageAt = Date.now();
+      if (conn.state !== "open") { conn.state = "open"; }
+      setIndicator(true);
+      received(ws, e.data);
+    };
+    ws.onclose = function (e) {
+      conn.ws = null;
+      clearTimeout(conn.openTimer);
+      socketLost();
+      closed(e.code);
+    };
+  }
+
+  function retryLater(delay) {
+    conn.state = "reconnecting";
+    setIndicator(false);
+    clearTimeout(conn.timer);
+    if (delay === undefined) {
+      // The first retry is quick; then exponential, capped, with jitter so that
+      // every screen of a restarted server does not come back at the same moment.
+      var base = conn.attempt === 0 ? 300 : Math.min(BACKOFF_CAP, 500 * Math.pow(2, conn.attempt));
+      delay = base * (conn.attempt === 0 ? 1 + 2 * Math.random() : 0.5 + 0.5 * Math.random());
+    }
+    conn.attempt += 1;
+    conn.timer = setTimeout(connect, delay);
+  }
+
+  function closed(code) {
+    if (code === 4403) {  // this phone's seat was taken or removed: join again
+      conn.state = "gone";
+      location.href = text("join") || "/";
+      return;
+    }
+    if (code === 4404) {  // the game is gone: reload once (the page says what is left)
+      conn.state = "gone";
+      var key = "splendor-reloaded:" + location.pathname;
+      var last = 0;
+      try { last = Number(sessionStorage.getItem(key) || 0); } catch (err) { last = Date.now(); }
+      if (Date.now() - last > 60000) {
+        try { sessionStorage.setItem(key, String(Date.now())); } catch (err) { /* reload once anyway */ }
+        location.reload();
+      } else {
+        setIndicator(false);
       }
       return;
     }
-    if (now - lastPingAt < PING_EVERY) return;
-    lastPingAt = now;
-    try { socket.send(JSON.stringify({ ping: true })); } catch (err) { /* closed: wsClose reconnects */ }
+    if (code === 4429) {  // this phone has the game open elsewhere too
+      conn.state = "parked";
+      setIndicator(false);
+      return;
+    }
+    retryLater();
+  }
+
+  // Once every half second: heartbeat, and notice a connection that went quiet
+  // (a phone whose network went away gets no close event for a long while).
+  // Silence is counted from the first ping left unanswered, not from the last
+  // message: a hidden tab whose timers the browser slows down to once a minute
+  // hears nothing for a minute without its connection being dead.
+  setInterval(function () {
+    if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN) return;
+    var now = Date.now();
+    var unanswered = conn.pingedAt > conn.lastMessageAt ? now - conn.pingedAt : 0;
+    if (unanswered > DEAD_AFTER - PING_EVERY) { drop(); retryLater(0); return; }
+    if (unanswered > SILENT_AFTER - PING_EVERY && conn.state === "open") {
+      conn.state = "silent";
+      setIndicator(false);
+    }
+    if (now - conn.lastPingAt >= PING_EVERY) {
+      conn.lastPingAt = now;
+      if (!(conn.pingedAt > conn.lastMessageAt)) conn.pingedAt = now;
+      rawSend({ ping: true });
+    }
   }, 500);
 
-  document.addEventListener("htmx:wsClose", function (e) {
-    setConnected(false);
-    var code = e.detail.event && e.detail.event.code;
-    if (code === 4403 || code === 4404) { location.reload(); return; }
-    // htmx retries only abnormal closes; a server restart may close "normally".
-    if ([1006, 1011, 1012, 1013].indexOf(code) < 0 && socket) {
-      setTimeout(function () { if (socket) socket.reconnect(); }, 1000);
+  function rawSend(message) {
+    if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN) return false;
+    try { conn.ws.send(JSON.stringify(message)); return true; } catch (err) { return false; }
+  }
+
+  // The page was shown again, restored from the back/forward cache, or the
+  // network came back: one check, never a second one while it runs.
+  function check() {
+    if (!live()) return;
+    if (conn.state === "parked" || conn.state === "idle") { conn.attempt = 0; connect(); return; }
+    if (conn.state === "reconnecting") { connect(); return; }  // try now, not after the backoff
+    if (conn.state === "connecting" || conn.state === "gone" || conn.checkTimer) return;
+    var asked = Date.now();
+    rawSend({ ping: true });
+    conn.checkTimer = setTimeout(function () {
+      conn.checkTimer = null;
+      if (conn.lastMessageAt < asked && conn.ws) { drop(); retryLater(0); }
+    }, CHECK_WITHIN);
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") check();
+  });
+  window.addEventListener("pageshow", function (e) { if (e.persisted) check(); });
+  window.addEventListener("online", check);
+  // Leaving the page closes its socket without a reconnect (and lets the
+  // browser keep the page in its back/forward cache).
+  window.addEventListener("pagehide", function () {
+    clearTimeout(conn.timer);
+    drop();
+    conn.state = "idle";
+  });
+
+  // What tests and cues.js see of the connection.
+  var api = {
+    send: function (message) {
+      if (conn.ws && conn.ws.readyState === WebSocket.OPEN) conn.ws.send(message);
+    },
+    state: function () { return conn.state; }
+  };
+  window.splendorLive = api;
+
+  function received(ws, message) {
+    if (message === PONG) { fire("splendor:pong", {}); return; }
+    var before = snapshot();
+    fire("splendor:message", { message: message });
+    htmx.swap(live(), message, { swapStyle: "none", swapDelay: 0, settleDelay: 0, ignoreTitle: true });
+    conn.attempt = 0;  // a good connection again
+    moveAnswered(ws);
+    afterUpdate(before);
+    fire("splendor:swapped", { message: message });
+  }
+
+  // ---------------------------------------------------------------- moves
+  // A confirmed move is sent at most once per socket, with the version it was
+  // built on, so the server plays it at most once. Tapped while the connection
+  // is down, it waits (shown as pending) and goes out when the next socket
+  // shows the same version; if the game moved on meanwhile, or no socket comes
+  // back within HOLD_MOVE, the player is told it was not sent.
+  var move = null;  // {action, version, sentOn (the socket it awaits an answer on), wasSent, at, timer}
+
+  function send(action) {
+    var h = hand();
+    if (!h || move) return;
+    move = { action: action, version: h.getAttribute("data-version"), sentOn: null, wasSent: false, at: Date.now() };
+    move.timer = setTimeout(function () { if (move && !move.sentOn) giveUp(); }, HOLD_MOVE);
+    showPending();
+    closeSheet();
+    trySend();
+  }
+
+  function trySend() {
+    if (!move || move.sentOn || conn.state !== "open") return;
+    if (rawSend({ action: move.action, version: move.version })) {
+      move.sentOn = conn.ws;
+      move.wasSent = true;
     }
-  });
+  }
 
-  document.addEventListener("htmx:wsAfterMessage", function () {
-    lastMessageAt = Date.now();
-    setConnected(true);
-    afterUpdate();
-  });
+  function showPending() {
+    var h = hand();
+    if (h) h.classList.toggle("pending", !!move);
+  }
 
+  function finish(message) {
+    if (!move) return;
+    clearTimeout(move.timer);
+    move = null;
+    showPending();
+    if (message) showFlash(message);
+  }
+
+  // No answer and no socket to wait on: a move never sent was not played; one
+  // sent on a socket that then died may or may not have been.
+  function giveUp() {
+    finish(move && move.wasSent ? text("msg-unsure") : text("msg-not-sent"));
+  }
+
+  // The socket the move was sent on died before answering.
+  function socketLost() {
+    if (!move || !move.sentOn) return;
+    move.sentOn = null;
+    if (Date.now() - move.at > HOLD_MOVE) giveUp();
+  }
+
+  // Any message after the move, on the socket it went out on, is the server's
+  // answer to it (the new version, or a flash saying why not).
+  function moveAnswered(ws) {
+    if (move && move.sentOn === ws) finish("");
+  }
+
+  // A full view arrived after a reconnect: send the waiting move if the hand
+  // did not change, else drop it (a move that went out before the socket died
+  // and changed the game needs no word: the screen shows it).
+  function moveAfterView() {
+    if (!move || move.sentOn) return;
+    var h = hand();
+    if (!h) return;
+    if (h.getAttribute("data-version") !== move.version) {
+      finish(move.wasSent ? "" : text("msg-moved-on"));
+      return;
+    }
+    trySend();
+  }
+
+  function showFlash(message) {
+    var flash = document.getElementById("flash");
+    if (!flash) return;
+    flash.textContent = message;
+    flash.classList.add("show");
+    clearTimeout(flash._timer);
+    flash._timer = setTimeout(function () { flash.classList.remove("show"); }, 6000);
+  }
+
+  // ---------------------------------------------------------------- updates
   // Update frames carry only the regions that changed, plus a small meta
   // element with what the whole screen's attributes should now say.
   function copyMeta(targetId, metaId) {
@@ -103,14 +347,25 @@
     });
   }
 
-  function afterUpdate() {
+  // What the player was in the middle of, to keep it across a swap that did
+  // not change the hand (a reconnect sends the whole view again).
+  function snapshot() {
+    var h = hand();
+    var picks = {};
+    document.querySelectorAll("[data-picker]").forEach(function (p) {
+      if (p._selection && p._selection.length) picks[p.getAttribute("data-picker")] = p._selection.slice();
+    });
+    return { version: h ? h.getAttribute("data-version") : null, picks: picks };
+  }
+
+  function afterUpdate(before) {
     copyMeta("screen", "screen-meta");
     copyMeta("hand", "hand-meta");
     var redirect = document.querySelector("[data-redirect]");
     if (redirect) { location.href = redirect.getAttribute("data-redirect"); return; }
     var h = hand();
+    var same = !!before && !!h && before.version !== null && h.getAttribute("data-version") === before.version;
     if (h) {
-      h.classList.remove("pending");
       var mine = h.getAttribute("data-my-turn") === "1";
       if (mine && wasMyTurn === false) {
         // The turn panel is at the top: bring it into view, and buzz where phones can.
@@ -135,39 +390,26 @@
       var base = document.title.replace(/^\u25cf /, "");
       document.title = mine ? "\u25cf " + base : base;
     }
-    closeSheet();
-    document.querySelectorAll("[data-picker]").forEach(refreshPicker);
+    // An open sheet and picked gems stay while the hand is the same.
+    if (!same) closeSheet();
+    document.querySelectorAll("[data-picker]").forEach(function (picker) {
+      if (!picker._selection) {
+        var kept = same && before.picks[picker.getAttribute("data-picker")];
+        var legal = legalOf(picker);
+        picker._selection = kept && legal.some(function (t) { return within(kept, t); }) ? kept : [];
+      }
+      refreshPicker(picker);
+    });
     var flash = document.getElementById("flash");
     if (flash && flash.classList.contains("show")) {
       clearTimeout(flash._timer);
       flash._timer = setTimeout(function () { flash.classList.remove("show"); }, 6000);
     }
+    moveAfterView();
+    showPending();
   }
-
-  // A phone that slept may hold a dead socket: ask for the full view and
-  // reconnect (then reload) if no answer comes quickly.
-  function resync() {
-    if (!live()) return;
-    var asked = Date.now();
-    if (socket) socket.send(JSON.stringify({ sync: true }));
-    setTimeout(function () {
-      if (lastMessageAt >= asked) return;
-      if (socket) socket.reconnect();
-      setTimeout(function () { if (lastMessageAt < asked) location.reload(); }, 2500);
-    }, 1500);
-  }
-  document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible") resync();
-  });
-  window.addEventListener("pageshow", function (e) { if (e.persisted) resync(); });
-
-  function send(action) {
-    var h = hand();
-    if (!socket || !h) return;
-    h.classList.add("pending");
-    socket.send(JSON.stringify({ action: action, version: h.getAttribute("data-version") }));
-    closeSheet();
-  }
+  var wasMyTurn = null;
+  var lastPhase = "";
 
   // ---- gem pickers: only selections that can still become a legal action
   function legalOf(picker) {
@@ -217,10 +459,10 @@
   // ---- "Suggest a move": the answer arrives as its own region (game/hinting.py)
   function askHint(button) {
     var h = hand();
-    if (!socket || !h) return;
+    if (!h || conn.state !== "open") return;
+    if (!rawSend({ hint: true, version: h.getAttribute("data-version") })) return;
     button.disabled = true;  // the new hint panel of the next version enables it again
     button.textContent = button.getAttribute("data-thinking") || button.textContent;
-    socket.send(JSON.stringify({ hint: true, version: h.getAttribute("data-version") }));
   }
   // Put the hinted gems into their picker; the player still confirms them.
   function preselect(notation) {
@@ -296,5 +538,11 @@
   });
   document.addEventListener("keydown", function (e) { if (e.key === "Escape") closeSheet(); });
 
-  document.addEventListener("DOMContentLoaded", afterUpdate);
+  // A tap anywhere on a page that gave way to another tab takes the game back.
+  document.addEventListener("click", function () { if (conn.state === "parked") check(); });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    afterUpdate(null);
+    if (live()) connect();
+  });
 })();

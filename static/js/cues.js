@@ -139,7 +139,7 @@
       seen.myTurn = mine;
     }
   }
-  document.addEventListener("htmx:wsAfterMessage", afterUpdate);
+  document.addEventListener("splendor:swapped", afterUpdate);
   document.addEventListener("DOMContentLoaded", afterUpdate);
 
   // ---- taps

@@ -44,17 +44,16 @@ PHONE_OPTIONS: dict[str, Any] = {
 TV_OPTIONS: dict[str, Any] = {"viewport": {"width": 1920, "height": 1080}}
 
 # Counts the websocket messages a page received and the heartbeat answers, and
-# keeps the socket, so a test can ask for a heartbeat answer (Screen.settle).
+# keeps the page's connection (static/js/app.js, window.splendorLive), so a test
+# can ask for a heartbeat answer (Screen.settle).
 WS_PROBE = """
 window.__ws = {opened: 0, messages: 0, last: 0, pongs: 0, socket: null};
-document.addEventListener("htmx:wsOpen", function (e) {
+document.addEventListener("splendor:open", function (e) {
   window.__ws.opened += 1; window.__ws.last = Date.now();
-  window.__ws.socket = e.detail.socketWrapper;
+  window.__ws.socket = e.detail.socket;
 });
-document.addEventListener("htmx:wsBeforeMessage", function (e) {
-  if (e.detail.message === "pong") window.__ws.pongs += 1;
-});
-document.addEventListener("htmx:wsAfterMessage", function () {
+document.addEventListener("splendor:pong", function () { window.__ws.pongs += 1; });
+document.addEventListener("splendor:swapped", function () {
   window.__ws.messages += 1; window.__ws.last = Date.now();
 });
 """

@@ -57,7 +57,7 @@ window.__measure = function (label) {
   found.forEach((f) => window.__fit.problems.push(`${label}: ${f}`));
   return found;
 };
-document.addEventListener("htmx:wsAfterMessage", () => requestAnimationFrame(() => {
+document.addEventListener("splendor:swapped", () => requestAnimationFrame(() => {
   const screen = document.querySelector("#screen");
   if (screen) window.__measure(`version ${screen.dataset.version}`);
 }));

@@ -159,7 +159,9 @@ async def test_over_websockets_a_code_waits_until_the_phone_is_away(
     assert await db(lambda: seat(table, 1).player_key)() == new_key
     assert await db(lambda: seat(table, 1).rejoin_code)() != code
     # The old phone wakes up: it holds no seat any more.
-    connected, _detail, _screen = await screens.try_open(
+    connected, _detail, screen = await screens.try_open(
         table.code, "seat", table.player(1).session, label="Bob's old phone"
     )
-    assert not connected
+    assert connected  # accepted, then closed with 4403: the page goes to the join page
+    closed = await screen.communicator.receive_output(timeout=15)
+    assert closed == {"type": "websocket.close", "code": 4403}

@@ -147,7 +147,7 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
 
     with server(env, tmp_path / "second.log") as port:
         page = http_get(port, f"/play/{code}/", ada_session)
-        assert 'data-version="4"' in page and f'ws-connect="/ws/game/{code}/seat/"' in page
+        assert 'data-version="4"' in page and f'data-ws="/ws/game/{code}/seat/"' in page
         ada = MiniWebSocket(port, path, ada_session)
         first = ada.receive()  # the full current view comes first
         assert 'id="status"' in first and 'id="hand"' in first

@@ -38,6 +38,8 @@ async def test_an_unknown_path_is_closed_cleanly(path: str) -> None:
 async def test_an_unknown_game_is_closed_cleanly() -> None:
     headers = [(b"host", HOST.encode()), (b"origin", ORIGIN.encode())]
     communicator = WebsocketCommunicator(application, "/ws/game/ZZZZZZ/table/", headers)
-    connected, code = await communicator.connect(timeout=5)
-    assert (connected, code) == (False, 4404)
+    connected, _subprotocol = await communicator.connect(timeout=5)
+    assert connected  # accepted, then closed with the code, so that the page hears it
+    closed = await communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 4404}
     await communicator.disconnect(timeout=5)

@@ -136,7 +136,7 @@ def test_the_host_lobby_shows_a_qr_code_and_the_join_url(monkeypatch: pytest.Mon
     # Host controls, with the CSRF token the forms need.
     assert 'id="add-bot"' in page and 'id="start-game"' in page
     assert "csrfmiddlewaretoken" in page
-    assert f'ws-connect="/ws/game/{table.code}/table/"' in page
+    assert f'data-ws="/ws/game/{table.code}/table/"' in page
 
 
 def test_the_join_url_leaves_out_port_80(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,7 +193,7 @@ def test_join_seats_the_phone_and_remembers_the_name() -> None:
     # The phone page shows this seat's hand and connects as a seat.
     page = client.get(f"/play/{table.code}/").content.decode()
     assert "You are seated, Ada Lovelace." in page
-    assert f'ws-connect="/ws/game/{table.code}/seat/"' in page
+    assert f'data-ws="/ws/game/{table.code}/seat/"' in page
     # Coming back to the join link goes straight to the game.
     assert client.get(f"/join/{table.code}/")["Location"] == f"/play/{table.code}/"
 
