@@ -51,30 +51,87 @@ class Server:
     pid: int
 
 
+class ServerProcess:
+    """A server command that listens on `port`, which can be killed and started again on
+    the same port (a crash and a restart). `cpu` pins it to one core where possible."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        port: int,
+        env: dict[str, str],
+        log: Path,
+        cwd: Path,
+        cpu: int | None = None,
+    ) -> None:
+        self.argv, self.port, self.env, self.log, self.cwd, self.cpu = (
+            argv,
+            port,
+            env,
+            log,
+            cwd,
+            cpu,
+        )
+        self.process: subprocess.Popen[bytes] | None = None
+        self.server: Server | None = None
+        self.starts = 0
+
+    def start(self, poll: float = 0.1) -> Server:
+        """Start the command and return once it accepts connections (checked every `poll`
+        seconds). Raises RuntimeError (with the end of its log) if it exits or does not
+        listen within 30 s. A second start appends to the same log."""
+        with self.log.open("a" if self.starts else "w") as output:
+            self.process = subprocess.Popen(
+                self.argv, cwd=self.cwd, env=self.env, stdout=output, stderr=subprocess.STDOUT
+            )
+        self.starts += 1
+        if self.cpu is not None and hasattr(os, "sched_setaffinity"):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(self.process.pid, {self.cpu})
+        _wait_until_listening(self.process, self.port, self.log, poll)
+        self.server = Server(self.port, self.process.pid)
+        return self.server
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: nothing of the process gets to run again."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it has not ended within 5 s."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+
 @contextlib.contextmanager
 def serve(
     argv: list[str], port: int, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
 ) -> Iterator[Server]:
-    """Run a server command that listens on `port`; stop it with SIGTERM, then SIGKILL.
+    """Run a server command that listens on `port` (see ServerProcess); stop it with
+    SIGTERM, then SIGKILL."""
+    with serve_process(argv, port, env, log, cwd, cpu) as process:
+        assert process.server is not None
+        yield process.server
 
-    Raises RuntimeError (with the end of the server's log) if it exits or does
-    not listen within 30 s. `cpu` pins the server to one core where possible.
-    """
-    with log.open("w") as output:
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT)
-        try:
-            if cpu is not None and hasattr(os, "sched_setaffinity"):
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(process.pid, {cpu})
-            _wait_until_listening(process, port, log)
-            yield Server(port, process.pid)
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+
+@contextlib.contextmanager
+def serve_process(
+    argv: list[str], port: int, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[ServerProcess]:
+    """The same, yielding the ServerProcess, for a caller that kills and restarts it."""
+    process = ServerProcess(argv, port, env, log, cwd, cpu)
+    try:
+        process.start()
+        yield process
+    finally:
+        process.stop()
 
 
 @contextlib.contextmanager
@@ -91,6 +148,16 @@ def daphne(
     application: str, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
 ) -> Iterator[Server]:
     """Run Daphne itself with an ASGI application ("module:attribute") on a free loopback port."""
+    with daphne_process(application, env, log, cwd, cpu) as process:
+        assert process.server is not None
+        yield process.server
+
+
+@contextlib.contextmanager
+def daphne_process(
+    application: str, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[ServerProcess]:
+    """The same, yielding the ServerProcess (to kill it and start it again on its port)."""
     port = free_port()
     argv = [sys.executable, "-m", "daphne", "-b", LOOPBACK, "-p", str(port)]
     # Daphne drops a socket its application has not accepted within 5 s, and one that has
@@ -98,8 +165,8 @@ def daphne(
     # server under a benchmark should be measured as slow, not as broken.
     argv += ["--websocket_connect_timeout", "120", "--ping-interval", "300"]
     argv += ["--ping-timeout", "300", application]
-    with serve(argv, port, env, log, cwd, cpu) as server:
-        yield server
+    with serve_process(argv, port, env, log, cwd, cpu) as process:
+        yield process
 
 
 def cpu_seconds(pid: int) -> float:
@@ -129,7 +196,9 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+def _wait_until_listening(
+    process: subprocess.Popen[bytes], port: int, log: Path, poll: float = 0.1
+) -> None:
     deadline = time.monotonic() + 30
     while True:
         if process.poll() is not None:
@@ -138,7 +207,7 @@ def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path
             raise RuntimeError(f"the server did not start:\n{log.read_text()[-3000:]}")
         with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), 0.2):
             return
-        time.sleep(0.1)
+        time.sleep(poll)
 
 
 def run_child(
@@ -190,6 +259,7 @@ class MiniWebSocket:
         # What the server sent since the last reset: text messages and their bytes.
         self.messages = 0
         self.received = 0
+        self.pongs = 0  # heartbeat answers, counted apart from the traffic above
         key = base64.b64encode(secrets.token_bytes(16)).decode()
         request = (
             f"GET {path} HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\nUpgrade: websocket\r\n"
@@ -253,8 +323,11 @@ class MiniWebSocket:
                 parts.append(payload)
                 if first & 0x80:
                     message = b"".join(parts)
-                    self.messages += 1
-                    self.received += len(message)
+                    if message == b"pong":
+                        self.pongs += 1
+                    else:
+                        self.messages += 1
+                        self.received += len(message)
                     return message.decode()
         raise Closed("endless fragments")
 
