@@ -983,6 +983,8 @@ def restart(
         acting.set()  # the evening goes on
         time.sleep(after)
         ended = clock()
+        acting.clear()  # the actions under way are let finish: none counts as lost
+        wait_for(lambda: not any(game.busy for game in live), clock() + WAIT + 5)
     finally:
         stop.set()
         acting.clear()
