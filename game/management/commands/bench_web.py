@@ -2,7 +2,8 @@
 
     python manage.py bench_web [--seconds 10] [--paced-seconds 30] [--games 100]
                                [--busy-games 10] [--idle-sockets 200] [--quick]
-                               [--no-scale] [--ping-every SECONDS]
+                               [--no-scale] [--scale-only] [--ping-every 2]
+                               [--no-heartbeats] [--restart-after 60] [--no-restart]
 
 The same client drives both servers through the same games. A game is five
 screens (the TV and four seated phones); the phone whose turn it is sends the
@@ -28,13 +29,31 @@ their ratio:
   held every screen for 30-100 ms there about every 15-20 s (every 75 s or so
   since its threshold went from 200 to 1,000), and in 10 s of
   1,000 actions the p99 was whether one such run fell in them or not;
+  The paced games are also measured without heartbeats, by turns with them in
+  each round: the heartbeats' share of the server's CPU. And the p99 of each
+  BUCKET (2 s) of each round: a step at the presence interval (a write per
+  socket every 10 s, in step on sockets that connected together) shows as a
+  worst bucket far above the median one;
+- the heartbeats alone: the paced games' screens connected, none acting, a
+  window with every screen silent, then one with every screen sending its
+  heartbeat (both servers at once): the server's CPU per ping;
 - bytes and messages a TV and a phone receive per change;
 - the server's memory per connected socket (its RSS before and after
-  --idle-sockets more idle sockets: the TVs and phones of as many more games).
+  --idle-sockets more idle sockets: the TVs and phones of as many more games);
+- a restart: --games fresh games connected (a thread per screen, each kept as
+  static/js/app.js keeps its socket: heartbeat, silence, reconnect with backoff
+  and jitter, one socket at a time), playing once a second; the server killed
+  (SIGKILL) between two actions and started again on the same port and
+  database; the time from its listening again until every screen shows its
+  game's version, the sockets each screen opened in the --restart-after (60) s
+  after that (0 is the target), and the p99 of the actions played in them. The
+  bare server forgets its games when killed: any view counts as current there.
 
-Messages without a version (heartbeats, presence) are counted as traffic and
-otherwise ignored; with --ping-every every screen also sends {"ping": true}
-that often, for a server that closes silent sockets.
+Every screen sends the page's heartbeat, {"ping": true} every --ping-every (2)
+seconds, each at a phase of its own (pages open at different moments), as
+static/js/app.js does; --no-heartbeats turns it off for comparison. Answers
+("pong") are counted apart; other messages without a version (presence) are
+counted as traffic and otherwise ignored.
 
 Then, on PostgreSQL and Redis (both expected on 127.0.0.1), the project with
 two Daphne workers against one, as ratios: with each game's screens spread over
