@@ -1396,7 +1396,7 @@ class Command(BaseCommand):
                     # that grows round by round would be the server's, not the machine's.
                     shares = ", ".join(f"{r.cpu / max(1e-9, r.elapsed):.0%}" for r in rounds[name])
                     if phase.pings:
-                        pace += f", {phase.pings / max(1e-9, phase.elapsed):,.0f} heartbeats/s"
+                        pace += f", {phase.pings / max(1e-9, phase.elapsed):,.1f} heartbeats/s"
                     self.line(
                         f"{name}: {len(players[name][:games])} game(s) acting {pace}, "
                         f"{phase.actions} actions measured in {ROUNDS} rounds "
