@@ -91,7 +91,7 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
         paced = next(
             line for line in lines if re.match(rf"{name}: \d+ game\(s\) acting once", line)
         )
-        assert re.search(r", [\d,]+ heartbeats/s, ", paced), paced
+        assert re.search(r", [\d,.]+ heartbeats/s, ", paced), paced
         quiet = [line for line in lines if line.startswith(f"{name}, no heartbeats: ")]
         assert len(quiet) == 1 and " 0 games stopped" in quiet[0], quiet
         buckets = next(line for line in lines if line.startswith(f"{name} paced p99 by 2 s "))
@@ -107,6 +107,8 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
         sockets = re.search(r"\(([\d.]+) sockets opened per screen meanwhile\)", restart)
         assert sockets is not None and float(sockets.group(1)) >= 1, restart
         assert re.search(r" [1-9]\d* actions, p99 [\d.,]+ ms, 0 lost;", restart), restart
+        after = next(line for line in lines if line.startswith(f"{name} restart p99 by 2 s "))
+        assert re.search(r": [\d.,]+ ms(, [\d.,]+ ms)* \(worst / median [\d.]+\)$", after)
 
 
 def test_heartbeats_can_be_turned_off_and_the_restart_skipped() -> None:

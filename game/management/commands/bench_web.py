@@ -770,7 +770,7 @@ class LiveScreen:
                 return False
             try:
                 self.ws.send_json(message)
-            except OSError:
+            except (Closed, OSError):
                 return False
             return True
 
@@ -820,7 +820,7 @@ class LiveScreen:
             if self.ping_every and now - heard > SILENT_AFTER:
                 raise Closed("silent")
             wait = min(self.next_ping, heard + SILENT_AFTER, now + 1.0) - now
-            if not ws.buffer and not select.select([ws.sock], [], [], max(0.0, wait))[0]:
+            if not ws.pending and not select.select([ws.sock], [], [], max(0.0, wait))[0]:
                 continue
             message = ws.receive()
             heard = clock()
@@ -935,6 +935,9 @@ class Restart:
     latencies: list[float]  # actions sent in that window
     lost: int  # actions sent in that window that no screen showed within WAIT
     load: str
+    # The p99 of each BUCKET seconds of that window: a step at the presence interval (every
+    # screen reconnected at once, so refreshed in step) shows as some buckets far above.
+    buckets: list[float] = field(default_factory=list)
 
 
 def wait_for(condition: Callable[[], bool], until: float, every: float = 0.05) -> bool:
@@ -1025,6 +1028,7 @@ def restart(
         latencies=[end - start for start, end in spans],
         lost=sum(1 for game in live for sent in game.lost if window <= sent < ended),
         load=load(),
+        buckets=bucket_p99s(spans, window, ended),
     )
 
 
@@ -1291,6 +1295,11 @@ class Command(BaseCommand):
             f"{len(moved)} screens (most from one: {max(result.reconnects, default=0)}), "
             f"{len(result.latencies)} actions, p99 {ms(percentile(result.latencies, 0.99))}, "
             f"{result.lost} lost; load average {result.load}"
+        )
+        self.line(
+            f"{name} restart p99 by {BUCKET:g} s after: "
+            + ", ".join(ms(b) for b in result.buckets)
+            + f" (worst / median {worst_to_median(result.buckets):.2f})"
         )
         return result
 
