@@ -2,36 +2,38 @@
 
 `runserver` starts the real server (Daphne via runserver) on a free 127.0.0.1
 port, `daphne` any ASGI application; `cpu_seconds` and `rss_bytes` read what a
-server process used from /proc (Linux). `MiniWebSocket` is just enough of
-RFC 6455 (text frames, ping, close) to talk to it as a phone or TV would, with
-a session cookie and an Origin header, using only the standard library.
+server process used from /proc (Linux). `MiniWebSocket` talks to it as a phone
+or TV would, with a session cookie and an Origin header (the `websockets`
+package's protocol on a plain blocking socket).
 Nothing here connects anywhere but 127.0.0.1.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import hashlib
 import json
 import os
 import re
-import secrets
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from websockets.client import ClientProtocol
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+from websockets.typing import Origin
+from websockets.uri import parse_uri
+
 LOOPBACK = "127.0.0.1"
 SOCKET_TIMEOUT = 10.0  # seconds a screen may take to show an action before it counts as lost
-WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 VERSION = re.compile(r'id="(?:screen|hand)(?:-meta)?"[^>]*?data-version="(\d+)"')
 HAND_VERSION = re.compile(r'id="hand(?:-meta)?"[^>]*?data-version="(\d+)"')
 clock = time.perf_counter
@@ -51,30 +53,87 @@ class Server:
     pid: int
 
 
+class ServerProcess:
+    """A server command that listens on `port`, which can be killed and started again on
+    the same port (a crash and a restart). `cpu` pins it to one core where possible."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        port: int,
+        env: dict[str, str],
+        log: Path,
+        cwd: Path,
+        cpu: int | None = None,
+    ) -> None:
+        self.argv, self.port, self.env, self.log, self.cwd, self.cpu = (
+            argv,
+            port,
+            env,
+            log,
+            cwd,
+            cpu,
+        )
+        self.process: subprocess.Popen[bytes] | None = None
+        self.server: Server | None = None
+        self.starts = 0
+
+    def start(self, poll: float = 0.1) -> Server:
+        """Start the command and return once it accepts connections (checked every `poll`
+        seconds). Raises RuntimeError (with the end of its log) if it exits or does not
+        listen within 30 s. A second start appends to the same log."""
+        with self.log.open("a" if self.starts else "w") as output:
+            self.process = subprocess.Popen(
+                self.argv, cwd=self.cwd, env=self.env, stdout=output, stderr=subprocess.STDOUT
+            )
+        self.starts += 1
+        if self.cpu is not None and hasattr(os, "sched_setaffinity"):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(self.process.pid, {self.cpu})
+        _wait_until_listening(self.process, self.port, self.log, poll)
+        self.server = Server(self.port, self.process.pid)
+        return self.server
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: nothing of the process gets to run again."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it has not ended within 5 s."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+
 @contextlib.contextmanager
 def serve(
     argv: list[str], port: int, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
 ) -> Iterator[Server]:
-    """Run a server command that listens on `port`; stop it with SIGTERM, then SIGKILL.
+    """Run a server command that listens on `port` (see ServerProcess); stop it with
+    SIGTERM, then SIGKILL."""
+    with serve_process(argv, port, env, log, cwd, cpu) as process:
+        assert process.server is not None
+        yield process.server
 
-    Raises RuntimeError (with the end of the server's log) if it exits or does
-    not listen within 30 s. `cpu` pins the server to one core where possible.
-    """
-    with log.open("w") as output:
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT)
-        try:
-            if cpu is not None and hasattr(os, "sched_setaffinity"):
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(process.pid, {cpu})
-            _wait_until_listening(process, port, log)
-            yield Server(port, process.pid)
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+
+@contextlib.contextmanager
+def serve_process(
+    argv: list[str], port: int, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[ServerProcess]:
+    """The same, yielding the ServerProcess, for a caller that kills and restarts it."""
+    process = ServerProcess(argv, port, env, log, cwd, cpu)
+    try:
+        process.start()
+        yield process
+    finally:
+        process.stop()
 
 
 @contextlib.contextmanager
@@ -91,6 +150,16 @@ def daphne(
     application: str, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
 ) -> Iterator[Server]:
     """Run Daphne itself with an ASGI application ("module:attribute") on a free loopback port."""
+    with daphne_process(application, env, log, cwd, cpu) as process:
+        assert process.server is not None
+        yield process.server
+
+
+@contextlib.contextmanager
+def daphne_process(
+    application: str, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[ServerProcess]:
+    """The same, yielding the ServerProcess (to kill it and start it again on its port)."""
     port = free_port()
     argv = [sys.executable, "-m", "daphne", "-b", LOOPBACK, "-p", str(port)]
     # Daphne drops a socket its application has not accepted within 5 s, and one that has
@@ -98,8 +167,8 @@ def daphne(
     # server under a benchmark should be measured as slow, not as broken.
     argv += ["--websocket_connect_timeout", "120", "--ping-interval", "300"]
     argv += ["--ping-timeout", "300", application]
-    with serve(argv, port, env, log, cwd, cpu) as server:
-        yield server
+    with serve_process(argv, port, env, log, cwd, cpu) as process:
+        yield process
 
 
 def cpu_seconds(pid: int) -> float:
@@ -129,7 +198,9 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+def _wait_until_listening(
+    process: subprocess.Popen[bytes], port: int, log: Path, poll: float = 0.1
+) -> None:
     deadline = time.monotonic() + 30
     while True:
         if process.poll() is not None:
@@ -138,7 +209,7 @@ def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path
             raise RuntimeError(f"the server did not start:\n{log.read_text()[-3000:]}")
         with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), 0.2):
             return
-        time.sleep(0.1)
+        time.sleep(poll)
 
 
 def run_child(
@@ -182,79 +253,98 @@ class Closed(Exception):
 
 
 class MiniWebSocket:
-    """Just enough of RFC 6455 for a loopback client: text frames, ping, close."""
+    """A blocking loopback websocket client, as a phone or TV talks to the server (a
+    session cookie, an Origin header), on a plain socket the caller can wait on with
+    select(). The protocol (handshake, framing, masking, answering pings, closing) is
+    the `websockets` package's (its Sans-I/O ClientProtocol), with no thread of its own:
+    a benchmark holds hundreds of these. One thread reads; any thread may send."""
 
     def __init__(self, port: int, path: str, session: str) -> None:
         self.sock = socket.create_connection((LOOPBACK, port), timeout=SOCKET_TIMEOUT)
-        self.buffer = b""
         # What the server sent since the last reset: text messages and their bytes.
         self.messages = 0
         self.received = 0
-        key = base64.b64encode(secrets.token_bytes(16)).decode()
-        request = (
-            f"GET {path} HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: http://{LOOPBACK}:{port}\r\nCookie: sessionid={session}\r\n\r\n"
+        self.pongs = 0  # heartbeat answers, counted apart from the traffic above
+        self.protocol = ClientProtocol(
+            parse_uri(f"ws://{LOOPBACK}:{port}{path}"), origin=Origin(f"http://{LOOPBACK}:{port}")
         )
-        self.sock.sendall(request.encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(4096)
-            if not chunk or len(head) > 65536:
-                raise Closed(f"no handshake answer: {head[:200]!r}")
-            head += chunk
-        head, self.buffer = head.split(b"\r\n\r\n", 1)
-        if b" 101 " not in head.split(b"\r\n", 1)[0] + b" ":
-            raise Closed(f"handshake refused: {head[:200]!r}")
-        accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
-        if f"sec-websocket-accept: {accept}".lower() not in head.decode("latin-1").lower():
-            raise Closed("bad Sec-WebSocket-Accept")
+        self.frames: deque[Frame] = deque()  # received, not yet read
+        self.ended = False
+        self.lock = threading.Lock()  # the protocol's state, shared by reader and senders
+        request = self.protocol.connect()
+        request.headers["Cookie"] = f"sessionid={session}"
+        with self.lock:
+            self.protocol.send_request(request)
+            self._flush()
+        try:
+            for _read in range(1000):
+                if self.protocol.handshake_exc is not None:
+                    raise Closed(f"handshake refused: {self.protocol.handshake_exc}")
+                if self.protocol.state is not State.CONNECTING:
+                    break
+                self._pull()
+            else:
+                raise Closed("no handshake answer")
+        except BaseException:
+            with contextlib.suppress(OSError):
+                self.sock.close()
+            raise
 
-    def _read(self, count: int) -> bytes:
-        while len(self.buffer) < count:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise Closed("connection ended")
-            self.buffer += chunk
-        data, self.buffer = self.buffer[:count], self.buffer[count:]
-        return data
+    @property
+    def pending(self) -> bool:
+        """Whether frames already received wait to be read (select() would not show them)."""
+        return bool(self.frames)
 
-    def _frame(self, opcode: int, payload: bytes) -> None:
-        mask = secrets.token_bytes(4)
-        length = len(payload)
-        if length < 126:
-            header = struct.pack("!BB", 0x80 | opcode, 0x80 | length)
-        elif length < 65536:
-            header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, length)
-        else:
-            header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, length)
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(header + mask + masked)
+    def _flush(self) -> None:
+        """Write what the protocol has to send (the caller holds the lock)."""
+        for data in self.protocol.data_to_send():
+            if data:
+                self.sock.sendall(data)
+            else:  # the protocol's end of stream: half-close
+                with contextlib.suppress(OSError):
+                    self.sock.shutdown(socket.SHUT_WR)
+
+    def _pull(self) -> None:
+        """Read once from the socket and keep the frames it completed."""
+        if self.ended:
+            raise Closed("connection ended")
+        data = self.sock.recv(65536)
+        with self.lock:
+            if data:
+                self.protocol.receive_data(data)
+            else:
+                self.ended = True
+                self.protocol.receive_eof()
+            self._flush()  # a pong for a ping, the answer to a close
+            events = self.protocol.events_received()
+        self.frames.extend(event for event in events if isinstance(event, Frame))
+        if not data and not self.frames:
+            raise Closed("connection ended")
 
     def send_json(self, message: Any) -> None:
-        self._frame(0x1, json.dumps(message).encode())
+        with self.lock:
+            if self.protocol.state is not State.OPEN:
+                raise Closed("the connection is closing")
+            self.protocol.send_text(json.dumps(message).encode())
+            self._flush()
 
     def receive(self) -> str:
         parts: list[bytes] = []
         for _frame in range(10_000):
-            first, second = self._read(2)
-            opcode, length = first & 0x0F, second & 0x7F
-            if length == 126:
-                (length,) = struct.unpack("!H", self._read(2))
-            elif length == 127:
-                (length,) = struct.unpack("!Q", self._read(8))
-            payload = self._read(length)  # servers do not mask
-            if opcode == 0x8:
-                code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005
-                raise Closed(f"closed by the server with code {code}")
-            if opcode == 0x9:
-                self._frame(0xA, payload)
-            elif opcode in (0x0, 0x1):
-                parts.append(payload)
-                if first & 0x80:
+            while not self.frames:
+                self._pull()
+            frame = self.frames.popleft()
+            if frame.opcode is Opcode.CLOSE:
+                raise Closed(f"closed by the server with code {self.protocol.close_code}")
+            if frame.opcode in (Opcode.TEXT, Opcode.CONT):
+                parts.append(frame.data)
+                if frame.fin:
                     message = b"".join(parts)
-                    self.messages += 1
-                    self.received += len(message)
+                    if message == b"pong":
+                        self.pongs += 1
+                    else:
+                        self.messages += 1
+                        self.received += len(message)
                     return message.decode()
         raise Closed("endless fragments")
 
@@ -297,7 +387,9 @@ class MiniWebSocket:
         raise AssertionError(f"version {version} never arrived")
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._frame(0x8, struct.pack("!H", 1000))
+        with contextlib.suppress(OSError), self.lock:
+            if self.protocol.state is State.OPEN:
+                self.protocol.send_close(1000)
+                self._flush()
         with contextlib.suppress(OSError):
             self.sock.close()

@@ -27,14 +27,25 @@ ROWS = (
     "paced games: p99 away from replacements",
     "paced games: server CPU, share of one core",
     "paced games: of which outside the event loop",
+    "paced games: server CPU without heartbeats",
+    "paced games: heartbeat share of server CPU",
+    "paced games: worst / median 2 s p99",
+    "heartbeats alone: server CPU per ping",
     "bytes per change, TV",
     "bytes per change, phone",
     "messages per change, TV",
     "messages per change, phone",
     "server memory per socket",
+    "restart: kill to listening again",
+    "restart: listening to every screen current",
+    "restart: reconnects per screen, 3 s after",
+    "restart: latency p99, 3 s after",
 )
-# A figure, the bare server's figure and their ratio, e.g. "112 ms  2.57 ms  43.5x".
-FIGURES = re.compile(r"\s+([\d.,]+ ?(?:ms|KB|/s|%)?)\s+([\d.,]+ ?(?:ms|KB|/s|%)?)\s+([\d.,e+]+x|-)")
+# A figure, the bare server's figure and their ratio, e.g. "112 ms  2.57 ms  43.5x" (a
+# difference of two measurements, as the heartbeats' share, may come out below zero).
+FIGURES = re.compile(
+    r"\s+(-?[\d.,]+ ?(?:ms|KB|/s|%)?)\s+(-?[\d.,]+ ?(?:ms|KB|/s|%)?)\s+(-?[\d.,e+]+x|-)"
+)
 
 
 def bench(*options: str) -> list[str]:
@@ -74,6 +85,40 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
             assert " 0 games stopped" in summary, summary
         assert not any(line.startswith(f"{name}: ") and "left out" in line for line in lines)
     assert "Two workers: skipped (--no-scale)" in lines
+    # Every screen sent the page's heartbeat throughout, and the paced games were also
+    # measured without, by turns.
+    for name in ("project", "bare"):
+        paced = next(
+            line for line in lines if re.match(rf"{name}: \d+ game\(s\) acting once", line)
+        )
+        assert re.search(r", [\d,.]+ heartbeats/s, ", paced), paced
+        quiet = [line for line in lines if line.startswith(f"{name}, no heartbeats: ")]
+        assert len(quiet) == 1 and " 0 games stopped" in quiet[0], quiet
+        buckets = next(line for line in lines if line.startswith(f"{name} paced p99 by 2 s "))
+        assert re.search(r": [\d.,]+ ms(, [\d.,]+ ms)* \(worst / median [\d.]+\)$", buckets)
+        alone = next(line for line in lines if line.startswith(f"{name} heartbeats alone: "))
+        assert re.match(rf"{name} heartbeats alone: [1-9][\d,]* pings from 30 screens ", alone)
+        # The restart: all 30 screens (6 games) came back, each with a new socket (how
+        # many is a figure: a slow machine may make a screen fall silent and retry), and
+        # the games went on.
+        restart = next(line for line in lines if line.startswith(f"{name} restart: "))
+        assert " 30 screens at 1 action/s with heartbeats every 2 s; " in restart, restart
+        assert re.search(r"listening again after [\d.]+ s; every screen current [\d.]+ s ", restart)
+        sockets = re.search(r"\(([\d.]+) sockets opened per screen meanwhile\)", restart)
+        assert sockets is not None and float(sockets.group(1)) >= 1, restart
+        assert re.search(r" [1-9]\d* actions, p99 [\d.,]+ ms, 0 lost;", restart), restart
+        after = next(line for line in lines if line.startswith(f"{name} restart p99 by 2 s "))
+        assert re.search(r": [\d.,]+ ms(, [\d.,]+ ms)* \(worst / median [\d.]+\)$", after)
+
+
+def test_heartbeats_can_be_turned_off_and_the_restart_skipped() -> None:
+    lines = bench("--no-scale", "--no-heartbeats", "--no-restart")
+    assert "Heartbeats alone: skipped (no heartbeats)" in lines
+    assert "Restart: skipped (--no-restart)" in lines
+    assert not any(", no heartbeats: " in line or "heartbeats/s" in line for line in lines)
+    for label in ROWS[:10]:  # every figure of the part before the heartbeat's
+        row = next((line for line in lines if line.startswith(label)), None)
+        assert row is not None and FIGURES.match(row[len(label) :]), (label, row)
 
 
 @pytest.mark.slow

@@ -98,9 +98,9 @@ def version_of(message: str) -> int | None:
 def next_message(screen: MiniWebSocket, timeout: float) -> str | None:
     """Return the next message, or None if none starts within `timeout` seconds.
 
-    Waiting happens in select(), never inside a frame, so the client's buffer stays whole.
+    Waiting happens in select(), after the frames already received are read.
     """
-    if not screen.buffer:
+    if not screen.pending:
         readable, _, _ = select.select([screen.sock], [], [], max(timeout, 0))
         if not readable:
             return None
