@@ -174,9 +174,10 @@ def _in_the_tick(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 async def test_a_tick_runs_one_statement_per_kind_whatever_the_number_of_sockets(
-    screens: Screens, monkeypatch: pytest.MonkeyPatch
+    screens: Screens, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
     monkeypatch.setattr(liveness, "TICK", (600.0, 600.0))  # this test ticks by itself
+    settings.SPLENDOR_SOCKETS_PER_SEAT = 5  # five sockets a player, none replaced
     sql = _in_the_tick(monkeypatch)
     table = await db(started)(("Ada", "Bob", "Cy", "Di"))
     tv = await screens.tv(table)
