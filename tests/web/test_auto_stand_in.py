@@ -12,9 +12,10 @@ import threading
 import pytest
 from pytest_django.fixtures import Settings
 
-from game import presence, services, standin
 from game.bot_levels import STAND_IN
 from game.models import Game, Move, Seat
+from game.storage import presence
+from game.writer import services, standin
 from tests.web.helpers import Screens, Table, db, game, my_turn, open_lobby, start
 
 

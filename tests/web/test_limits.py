@@ -13,8 +13,8 @@ import time
 import pytest
 from pytest_django.fixtures import Settings
 
-from game import limits
-from game.consumers import PONG
+from game.web import limits
+from game.web.consumers import PONG
 from tests.web.helpers import Screen, Screens, Table, db, started, version_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

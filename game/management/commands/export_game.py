@@ -10,8 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from game import archive
 from game.models import Game
+from game.records import archive
 
 
 class Command(BaseCommand):

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from game import archive
+from game.records import archive
 
 
 def read_record(path: str) -> archive.Record:

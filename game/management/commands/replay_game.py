@@ -9,8 +9,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from game import archive
 from game.management.commands.import_game import read_record
+from game.records import archive
 
 
 class Command(BaseCommand):
