@@ -36,7 +36,7 @@ from game.screens.table import table_screen
 from game.storage import presence, store
 from game.storage.readmodel import Room, holder_of, read
 from game.web import inbound, limits
-from game.writer import events, liveness, services, standin
+from game.writer import events, liveness, services
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +225,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             if self.seat_id is not None:
                 await database_sync_to_async(presence.leave)(self.channel_name)
                 await self.announce_presence(game_id)
-                await database_sync_to_async(standin.phone_left)(game_id)
+                await database_sync_to_async(services.phone_left)(game_id)
         except Exception:  # the layer or the database went away: the row expires by itself
             log.exception("Could not forget the presence of %s", self.channel_name)
 
