@@ -98,8 +98,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
 
 from game.bench.loopback import (
     LOOPBACK,
@@ -117,6 +119,8 @@ from game.bench.loopback import (
 )
 from game.engine import apply_action, new_game
 from game.engine.bots import Bot, make_bot
+from game.models import Game, new_player_key
+from game.writer import services
 
 clock = time.perf_counter
 
@@ -254,12 +258,6 @@ def project_table(number: int, bots: int = 0, played: int = 0) -> Table:
 
     Deterministic per number. The cookies are the host's and each phone's sessions.
     """
-    from django.contrib.sessions.backends.db import SessionStore
-    from django.db import connection
-
-    from game.models import Game, new_player_key
-    from game.writer import services
-
     try:
         host_key = new_player_key()
         game = services.create_game(host_key)
@@ -778,9 +776,9 @@ class LiveScreen:
 
     def backoff(self) -> float:
         if self.failures <= 1:
-            return self.random.uniform(*RECONNECT_FIRST)
+            return float(self.random.uniform(*RECONNECT_FIRST))
         wait = RECONNECT_FIRST[1] * 2 ** (self.failures - 1)
-        return min(RECONNECT_CAP, wait) * self.random.uniform(0.5, 1.0)
+        return float(min(RECONNECT_CAP, wait) * self.random.uniform(0.5, 1.0))
 
     def run(self, stop: threading.Event) -> None:
         for _attempt in range(MAX_ACTIONS):

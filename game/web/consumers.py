@@ -60,7 +60,7 @@ def _port(scope: dict[str, Any]) -> str:
     """Return the port the screen used, for the join link (the host is the LAN address)."""
     for name, value in scope.get("headers", []):
         if name == b"host":
-            host = value.decode("latin-1")
+            host: str = value.decode("latin-1")
             if ":" in host.rsplit("]", 1)[-1]:
                 return host.rsplit(":", 1)[1]
             return "80"
@@ -111,7 +111,7 @@ def _read_seat(game_id: int, seat_id: int) -> tuple[Room, GameView | None, str, 
     return room, view, log, holders.get(seat_id, ""), seat.position
 
 
-class GameConsumer(AsyncWebsocketConsumer):
+class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types
     """A TV table (role "table") or a phone (role "seat") following one game."""
 
     game_id: int | None = None
@@ -176,7 +176,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.game_id = game_id
         if self.role == "seat":
             self.seat_id = seat_id
-            self.group = events.seat_group(game_id, seat_id)  # type: ignore[arg-type]
+            self.group = events.seat_group(game_id, seat_id)
         else:
             self.group = events.table_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)

@@ -25,15 +25,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from game import names
-from game.bot_levels import LEVELS, STAND_IN_CHOICES, hard_bot_choices, make_level_bot
+from game.bot_levels import LEVELS, STAND_IN, STAND_IN_CHOICES, hard_bot_choices, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
 from game.engine.rules import apply_action
 from game.engine.rules import replay as replay_moves
 from game.languages import COLOUR_LABELS
 from game.models import Game, Seat, new_rejoin_code
+from game.names import read_code
 from game.storage import history, presence, store
-from game.storage.readmodel import STAND_IN, holder_of, room_of
-from game.web.forms import read_code
+from game.storage.readmodel import holder_of, room_of
 from game.writer import background, events, rejoin_guard, standin
 
 log = logging.getLogger(__name__)
