@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from sys import intern
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from django.utils.safestring import SafeString
 
@@ -218,7 +218,7 @@ class Screen:
 # What each socket remembers is kept small: a server holds thousands of sockets.
 # Region ids and layouts are shared strings and tuples, and a hash per region is
 # one machine word in an array, not an int object in a dict.
-Digests = array[int]  # array("q") of hash(html), one per region or item
+Digests: TypeAlias = "array[int]"  # array("q") of hash(html), one per region or item
 
 
 def _digests(htmls: Iterable[str]) -> Digests:
