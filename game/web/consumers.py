@@ -239,19 +239,28 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         self.heard = time.monotonic()  # any message: the screen is there (game.writer.liveness)
+        # The phone's rate first: a message over it costs no parsing and no translation.
+        verdict = limits.allow(self.share, self.heard) if self.share else "ok"
+        if verdict == "drop":
+            return
         with translation.override(self.language):  # every answer in the screen's language
             try:
-                await self.answer(inbound.read_message(text_data, bytes_data))
+                if verdict == "ok":
+                    await self.answer(inbound.read_message(text_data, bytes_data))
+                else:
+                    await self.over_rate(verdict)
             except Exception:  # never let one message close the socket with 1011
                 log.exception("Message from %s failed", self.channel_name)
                 await self.send_flash(_("Something went wrong; please try again."))
 
+    async def over_rate(self, verdict: limits.Verdict) -> None:
+        """A message over the phone's rate: told at most once a second, a flood closed."""
+        if verdict == "tell":
+            await self.send_flash(inbound.too_fast().problem)
+        elif verdict == "close":
+            await self.close(code=limits.POLICY_VIOLATION)
+
     async def answer(self, message: inbound.Inbound) -> None:
-        verdict = limits.allow(self.share, time.monotonic()) if self.share else "ok"
-        if verdict != "ok":  # over the phone's rate: told at most once a second
-            if verdict == "tell":
-                await self.send_flash(inbound.too_fast().problem)
-            return
         if message.kind == "ping":
             await self.heartbeat()
         elif message.kind == "sync":
