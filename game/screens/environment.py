@@ -25,7 +25,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.html import json_script
-from django.utils.timezone import template_localtime
+from django.utils.timezone import template_localtime  # type: ignore[attr-defined]
 from django_htmx.jinja import htmx_script
 from jinja2 import ChainableUndefined, Environment, nodes, pass_context
 from jinja2.visitor import NodeTransformer
