@@ -77,11 +77,18 @@ class FragmentEnvironment(Environment):
                 return self.undefined(obj=obj, name=attribute)
         return super().getattr(obj, attribute)
 
-    def compile(self, source: Any, *args: Any, **kwargs: Any) -> Any:
+    def compile(  # type: ignore[override]
+        self,
+        source: str | nodes.Template,
+        name: str | None = None,
+        filename: str | None = None,
+        raw: bool = False,
+        defer_init: bool = False,
+    ) -> Any:
         """Compile a template with its translations called directly (`DirectTranslations`)."""
         if isinstance(source, str):
-            source = DirectTranslations().visit(self.parse(source, *args[:2]))
-        return super().compile(source, *args, **kwargs)
+            source = DirectTranslations().visit(self.parse(source, name, filename))
+        return super().compile(source, name, filename, raw, defer_init)  # type: ignore[call-overload]
 
 
 def environment(**options: Any) -> Environment:
@@ -171,6 +178,7 @@ def translated_plural(
 
 
 def gettext(message: str, **values: Any) -> Markup:
+    """`translated` for a call Jinja2 does not compile to a filter (`DirectTranslations`)."""
     return translated(None, message, **values)
 
 
