@@ -7,8 +7,9 @@ Translations are Jinja2's i18n extension over Django's catalogues:
 `{{ _("Take") }}`, `{% trans name=seat.name %}{{ name }}’s turn{% endtrans %}`,
 `{% trans counter=n %}{{ counter }} point{% pluralize counter %}{{ counter }} points
 {% endtrans %}`. Newstyle gettext: a message is trusted template text, the values put
-into it are escaped (a player's name cannot inject HTML), and `%` in a message is
-written `%%`. `python manage.py makemessages` finds them with the extension's own
+into it are escaped (a player's name cannot inject HTML), and a message is always
+formatted (`_("100%%")`; a `{% trans %}` block doubles its `%` itself).
+`python manage.py makemessages` finds them with the extension's own
 extractor (game/management/commands/makemessages.py), with the message ids Django's
 tags had, so the catalogues stay as they are.
 """
