@@ -34,8 +34,8 @@ from game.engine.hints import (
 from game.engine.state import WINNING_POINTS, GameState
 from game.models import Game, Seat
 from game.screens import jinja
+from game.screens.pictures import colour_label
 from game.storage.readmodel import state_of
-from game.templatetags.splendor import colour_label
 
 
 class NoHint(Exception):

@@ -33,7 +33,7 @@ def test_every_page_hands_the_javascript_the_vocabulary() -> None:
 
 
 def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:
-    template = engines["django"].from_string(
+    template = engines["jinja2"].from_string(
         "{% if phase == PHASE.RETURN %}give back{% endif %} {{ ACTION.BUY }} {{ COLOUR.BLACK }}"
         " {% if status == STATUS.LOBBY %}waiting{% endif %}"
     )
