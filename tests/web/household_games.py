@@ -15,7 +15,7 @@ from game.engine.bots import make_bot
 from game.models import Game, new_player_key
 from tests.engine.test_stalemate import never_buy
 
-HOST = "household-host"
+HOST_KEY = "household-host"  # the session key of the screen that hosts every game
 
 
 @dataclass
@@ -27,19 +27,20 @@ class Finished:
     seats: list[str]  # names as typed; a bot as "bot:<level>"
     points: tuple[int, ...]
     winners: tuple[int, ...]
+    keys: dict[int, str]  # each phone's player key, by seat position
 
 
 def _lobby(seats: list[str], seed: int) -> tuple[Game, dict[int, str]]:
-    game = services.create_game(HOST)
+    game = services.create_game(HOST_KEY)
     Game.objects.filter(pk=game.pk).update(seed=seed)
     keys: dict[int, str] = {}
     for position, seat in enumerate(seats):
         if seat.startswith("bot:"):
-            services.add_bot(game.id, HOST, seat.removeprefix("bot:"))
+            services.add_bot(game.id, HOST_KEY, seat.removeprefix("bot:"))
         else:
             keys[position] = new_player_key()
             services.join_game(game.id, keys[position], seat)
-    services.start_game(game.id, HOST, first_player=0)
+    services.start_game(game.id, HOST_KEY, first_player=0)
     return game, keys
 
 
@@ -70,7 +71,7 @@ def play(seats: list[str], seed: int, *, stalemate: bool = False) -> Finished:
     state, _version = _state(game.id)
     ended = outcome(state)
     assert ended is not None, "the game did not end"
-    return Finished(game.id, game.code, seats, ended.points, ended.winners)
+    return Finished(game.id, game.code, seats, ended.points, ended.winners, keys)
 
 
 def household() -> dict[str, Finished]:
