@@ -21,10 +21,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from game import household
+from game.engine import apply_action, outcome, parse_action
 from game.models import Game, Seat
-from tests.web.helpers import HOST
+from tests.web.helpers import HOST, Screens, db, play_as, started, state_of
 from tests.web.household_games import HOST_KEY, Finished, play
 from tests.web.household_games import household as play_household
+from tests.web.test_live_path import _play_to_the_last_move
 from tests.web.test_postgres import on_postgres
 from tests.web.test_translations import back_to_english  # noqa: F401 (autouse fixture)
 from tests.web.test_views import client_for
@@ -282,6 +284,35 @@ def test_the_end_screens_say_each_winners_household_win() -> None:
     finnish = end_screen(HOST_KEY, f"/host/{shared.code}/", "fi")
     assert f"{shared.seats[1]}: {bob}. voitto" in finnish
     assert f"{bob}. voittosi" in end_screen(shared.keys[1], f"/play/{shared.code}/", "fi")
+
+
+def _winners_after(game_id: int, last: str) -> tuple[int, ...]:
+    after = state_of(game_id).copy()
+    apply_action(after, parse_action(last))
+    ended = outcome(after)
+    assert ended is not None
+    return ended.winners
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_game_ending_live_tells_the_tv_and_the_winners_phone(screens: Screens) -> None:
+    earlier = await db(play)(["Ada", "Bob"], seed=51)
+    table = await db(started)(("ADA", "BOB"))
+    last, version = await db(_play_to_the_last_move)(table)
+    winner = (await db(_winners_after)(table.game_id, last))[0]
+    name = table.player(winner).name
+    wins = 1 + (winner in earlier.winners)  # the same seats, the same names in other cases
+    tv = await screens.tv(table)
+    phone = await screens.phone(table, winner)
+    await tv.until_version(version)
+    await phone.until_version(version)
+    assert "household-win" not in tv.view
+    await db(play_as)(table, last)
+    await tv.until_version(version + 1)
+    await phone.until_version(version + 1)
+    ordinal = {1: "1st", 2: "2nd"}[wins]
+    assert f'<p class="household-win">{name}&#39;s {ordinal} win</p>' in tv.log[-1]
+    assert f'<p class="household-win">Your {ordinal} win</p>' in phone.view
 
 
 def test_an_old_end_screen_keeps_its_count_after_later_wins() -> None:
