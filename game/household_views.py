@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from game import household
 from game.names import NAME_MAX_CODE_POINTS
@@ -44,7 +44,7 @@ def players_context(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-@require_GET
+@require_safe
 def players(request: HttpRequest) -> HttpResponse:
     """Who played the games kept here: games, wins, points, last game, head-to-head."""
     return render(request, "players/players.html", players_context(request))
