@@ -33,6 +33,7 @@ BOT_KEY = "bot:"  # a bot level's key: "bot:hard"; a player's key is their folde
 _STATES_AT_ONCE = 500  # game ids in one query (SQLite allows 999 parameters in older builds)
 
 
+@lru_cache(maxsize=4096)
 def key_of(name: str) -> str:
     """The key a player's name is matched by: "Ada", "ADA" and " ada " are one player."""
     return clean_name(name).casefold()
@@ -119,10 +120,16 @@ class _SeatRow:
 
 
 def _entry(seat: _SeatRow) -> Entry:
-    if seat.is_bot and seat.bot_kind != STAND_IN:
-        level = level_of(seat.bot_kind)
+    return _entry_of(seat.name, seat.is_bot and seat.bot_kind != STAND_IN, seat.bot_kind)
+
+
+# A household has a few names, on thousands of seats.
+@lru_cache(maxsize=4096)
+def _entry_of(name: str, bot: bool, bot_kind: str) -> Entry:
+    if bot:
+        level = level_of(bot_kind)
         return Entry(BOT_KEY + level, "", level)
-    name = clean_name(seat.name)
+    name = clean_name(name)
     return Entry(name.casefold(), name)
 
 
@@ -156,13 +163,34 @@ def _outcome(snapshot: Any) -> Outcome | None:
     return outcome(GameState.from_dict(snapshot)) if snapshot else None
 
 
+# A finished game never changes: its outcome is read from its snapshot once per
+# process, kept by the game's id and creation time (on SQLite the id of a deleted
+# newest game comes back).
+_outcomes: dict[tuple[int, datetime], Outcome | None] = {}
+_OUTCOMES_KEPT = 20_000
+
+
+def _outcomes_of(games: list[tuple[int, str, datetime]]) -> dict[int, Outcome | None]:
+    """Each game's outcome by id: remembered, or read from the snapshots in one query."""
+    found = {game_id: _outcomes.get((game_id, when)) for game_id, _code, when in games}
+    unread = [game_id for game_id, _code, when in games if (game_id, when) not in _outcomes]
+    if unread:
+        if len(_outcomes) + len(unread) > _OUTCOMES_KEPT:
+            _outcomes.clear()
+        rows = Game.objects.filter(pk__in=unread).values_list("id", "created_at", "state")
+        for game_id, when, snapshot in rows:
+            found[game_id] = _outcomes[(game_id, when)] = _outcome(snapshot)
+    return found
+
+
 def _results(game_ids: list[int]) -> Iterator[tuple[int, str, datetime, Outcome]]:
-    """Each game's code, date and outcome (from its snapshot), a few queries in all."""
+    """Each game's code, date and outcome, a few queries in all."""
     for start in range(0, len(game_ids), _STATES_AT_ONCE):
         chunk = game_ids[start : start + _STATES_AT_ONCE]
-        rows = Game.objects.filter(pk__in=chunk).values_list("id", "code", "created_at", "state")
-        for game_id, code, when, snapshot in rows:
-            ended = _outcome(snapshot)
+        games = list(Game.objects.filter(pk__in=chunk).values_list("id", "code", "created_at"))
+        outcomes = _outcomes_of(games)
+        for game_id, code, when in games:
+            ended = outcomes[game_id]
             if ended is not None:
                 yield game_id, code, when, ended
 
