@@ -128,6 +128,15 @@ def test_the_page_reads_the_same_few_rows_however_many_games() -> None:
         page = players_page()
     assert len(more.captured_queries) == len(few.captured_queries) <= 4
     assert page_figures(page)["ada"][0] == 4
+    # A finished game's snapshot is read once (by a server just started, here): its
+    # outcome never changes.
+    household._outcomes.clear()
+    snapshots = []
+    for _time in range(2):
+        with CaptureQueriesContext(connection) as read:
+            assert page_figures(players_page()) == page_figures(page)
+        snapshots.append(any('"state"' in q["sql"] for q in read.captured_queries))
+    assert snapshots == [True, False]
 
 
 def test_head_to_head_counts_the_games_both_finished() -> None:
