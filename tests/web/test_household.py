@@ -279,6 +279,7 @@ def test_the_end_screens_say_each_winners_household_win() -> None:
     }
     for game, wins in zip(games.values(), counted, strict=True):
         tv = end_screen(HOST_KEY, f"/host/{game.code}/")
+        assert '<a href="/players/">Players</a>' in tv
         said = re.findall(r'<p class="household-win">(.*?)</p>', tv)
         ordinals = {1: "1st", 2: "2nd", 3: "3rd"}
         assert said == [f"{game.seats[p]}'s {ordinals[n]} win" for p, n in wins.items()]
