@@ -124,7 +124,7 @@ class Game(models.Model):
     # Compare-and-swap: incremented on every applied move; an action built on an
     # older version is refused instead of being applied twice.
     version = models.PositiveIntegerField(default=0)
-    # The game log's last turns as its writer told them (game.history.Told, JSON),
+    # The game log's last turns as its writer told them (game.storage.history.Told, JSON),
     # continued at each move: derived from the seed and moves like `state`, and kept
     # so that no server process replays the game to show them. "" until a move.
     recent = models.TextField(blank=True, default="", editable=False)
@@ -212,9 +212,9 @@ class Move(models.Model):
 
 class Presence(models.Model):
     """A phone socket and when it was last heard from: which seats have a phone, in
-    every process (game.presence).
+    every process (game.storage.presence).
 
-    Each process writes its own sockets' rows once a tick (game.liveness); a row not
+    Each process writes its own sockets' rows once a tick (game.writer.liveness); a row not
     written for a while (a silent phone, a closed socket, a process that died) makes
     its seat "reconnecting", then away, so no seat stays "present" forever.
     """

@@ -15,9 +15,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from game import housekeeping, services  # noqa: E402
-from game.handshake import SameOriginValidator  # noqa: E402
-from game.routing import Starting, websocket_urlpatterns  # noqa: E402
+from game.web.handshake import SameOriginValidator  # noqa: E402
+from game.web.routing import Starting, websocket_urlpatterns  # noqa: E402
+from game.writer import housekeeping, services  # noqa: E402
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 
-from game.network import LiveHosts
+from game.screens.network import LiveHosts
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -84,10 +84,10 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Only the server's own scripts and styles run in its pages.
-    "game.middleware.ContentSecurityPolicyMiddleware",
+    "game.web.middleware.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
-    "game.middleware.CommonMiddleware",
+    "game.web.middleware.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -107,16 +107,16 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "game.context_processors.vocabulary",
+                "game.web.context_processors.vocabulary",
             ],
         },
     },
     {
-        # The fragments the screens are updated with (game.jinja): rendered at every change.
+        # The fragments the screens are updated with (game.screens.jinja): rendered at every change.
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
-        "OPTIONS": {"environment": "game.jinja.environment"},
+        "OPTIONS": {"environment": "game.screens.jinja.environment"},
     },
 ]
 
@@ -178,16 +178,16 @@ if REDIS_URL:
     _REDIS_DB = urlsplit(REDIS_URL).path.strip("/") or "0"
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "game.layers.RedisChannelLayer",
+            "BACKEND": "game.web.layers.RedisChannelLayer",
             "CONFIG": {"hosts": [REDIS_URL], "prefix": f"splendor{_REDIS_DB}:"},
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "game.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "game.web.layers.InMemoryChannelLayer"}}
 
 # Seats are remembered in the session: keep phones seated for a long while.
 # Django's database sessions, refusing cookies no session key could be (game/sessions.py).
-SESSION_ENGINE = "game.sessions"
+SESSION_ENGINE = "game.web.sessions"
 SESSION_COOKIE_AGE = 60 * 24 * 60 * 60
 SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_HTTPONLY = True
@@ -233,9 +233,9 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 100
 FILE_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 
 # A friendly page for an expired form instead of Django's technical one.
-CSRF_FAILURE_VIEW = "game.views.csrf_failure"
+CSRF_FAILURE_VIEW = "game.web.views.csrf_failure"
 # Even with DEBUG on, error pages and reports hide the passwords in connection URLs.
-DEFAULT_EXCEPTION_REPORTER_FILTER = "game.logs.SecretSafeReporterFilter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "game.web.logs.SecretSafeReporterFilter"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -246,7 +246,7 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
-    "filters": {"one_line": {"()": "game.logs.OneLineWarning"}},
+    "filters": {"one_line": {"()": "game.web.logs.OneLineWarning"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
         "console_one_line": {

@@ -6,14 +6,14 @@ from django.urls import URLPattern, URLResolver, include, path
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("i18n/", include("django.conf.urls.i18n")),
-    path("", include("game.urls")),
+    path("", include("game.web.urls")),
 ]
 
 if settings.SPLENDOR_ADMIN:
     urlpatterns.insert(0, path("admin/", admin.site.urls))
 
 # The project's own error pages (also with DEBUG on for 400/403/500 raised in views).
-handler400 = "game.views.bad_request"
-handler403 = "game.views.permission_denied"
-handler404 = "game.views.page_not_found"
-handler500 = "game.views.server_error"
+handler400 = "game.web.views.bad_request"
+handler403 = "game.web.views.permission_denied"
+handler404 = "game.web.views.page_not_found"
+handler500 = "game.web.views.server_error"

@@ -102,14 +102,14 @@ def plain_gem(colour: str, text: Any = None) -> str:
 
 @lru_cache(maxsize=512)
 def _card_html(view: CardView, language: str | None) -> SafeString:
-    from game import jinja  # game.jinja draws its gems with this module
+    from game.screens import jinja  # game.screens.jinja draws its gems with this module
 
     return mark_safe(jinja.render("parts/card.html", {"card": view}))
 
 
 @lru_cache(maxsize=64)
 def _noble_html(view: NobleView, language: str | None) -> SafeString:
-    from game import jinja
+    from game.screens import jinja
 
     return mark_safe(jinja.render("parts/noble.html", {"noble": view}))
 

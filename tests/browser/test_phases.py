@@ -48,7 +48,7 @@ NAMES = ("Aino", "Bertil")  # seats 0 and 1, in the order they join
 # Run by `manage.py shell -c` against the server's database; the job comes on stdin.
 DB_SCRIPT = """
 import json, sys
-from game import services
+from game.writer import services
 from game.models import Game
 
 job = json.loads(sys.stdin.read())

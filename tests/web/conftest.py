@@ -10,7 +10,9 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from pytest_django.fixtures import Settings
 
-from game import presence, rendering, services
+from game.screens import snapshot
+from game.storage import presence
+from game.writer import services
 from tests.web.helpers import Screens
 
 
@@ -50,10 +52,10 @@ def fresh_process_state(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> 
     settings.SPLENDOR_BOT_DELAY = 0.01
     monkeypatch.setattr(presence, "LIVE", 60.0)
     _flush_channel_layer()
-    rendering.clear_cache()
+    snapshot.clear_cache()
     yield
     services.cancel_bot_turns()
-    rendering.clear_cache()
+    snapshot.clear_cache()
     _flush_channel_layer()
 
 

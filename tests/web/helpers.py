@@ -17,10 +17,10 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection
 
-from game import services
 from game.engine import GameState, legal_actions, new_game, parse_action
 from game.engine.rules import apply_action
 from game.models import Game, Move, new_player_key
+from game.writer import services
 from splendor_site.asgi import application
 
 # A host name in ALLOWED_HOSTS, as a TV opened at http://localhost:8000 sends it.

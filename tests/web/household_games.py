@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from game import services
 from game.engine import GameState, outcome
 from game.engine.bots import make_bot
 from game.models import Game, new_player_key
+from game.writer import services
 from tests.engine.test_stalemate import never_buy
 
 HOST_KEY = "household-host"  # the session key of the screen that hosts every game

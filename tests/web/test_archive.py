@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from game import archive, services
 from game.engine.bots import make_bot
 from game.models import Game, Move, Seat
+from game.records import archive
+from game.writer import services
 from tests.web.helpers import Table, game, open_lobby, start
 
 pytestmark = pytest.mark.django_db

@@ -9,10 +9,12 @@ import pytest
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from game import archive, archive_views, services
 from game.engine import new_game, parse_action
 from game.engine.rules import apply_action
 from game.models import Game
+from game.records import archive
+from game.web import archive_views
+from game.writer import services
 from tests.web.helpers import card_ids, game, open_lobby, play_as, start, visible_cards
 from tests.web.test_archive import finish, finished_game
 from tests.web.test_views import client_for, host_client

@@ -149,7 +149,7 @@ def test_quick_bench_compares_two_workers_with_one() -> None:
 
 
 def test_games_dealt_ahead_cover_what_a_round_finishes() -> None:
-    from game.management.commands.bench_web import Phase, Traffic, to_replace
+    from game.bench.web import Phase, Traffic, to_replace
 
     def finished(count: int) -> Phase:
         return Phase(500, 3.0, 1.0, [0.01] * 500, Traffic(), count, [], "0 0 0")
@@ -164,15 +164,15 @@ def test_games_dealt_ahead_cover_what_a_round_finishes() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
-    from game import services
-    from game.engine.rules import replay
-    from game.management.commands.bench_web import (
+    from game.bench.web import (
         SEED,
         project_table,
         project_table_in_play,
         script,
     )
+    from game.engine.rules import replay
     from game.models import Game
+    from game.writer import services
 
     # A game dealt with its first changes played: the client's script goes on from there.
     table = project_table(3, played=7)
@@ -191,7 +191,7 @@ def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
 
 
 def test_actions_overlapping_a_replacement_are_told_apart() -> None:
-    from game.management.commands.bench_web import away_from
+    from game.bench.web import away_from
 
     actions = [(0.0, 1.0), (2.0, 3.0), (4.0, 4.5), (5.0, 7.0)]
     replacing = [(2.5, 4.2), (6.0, 6.1)]

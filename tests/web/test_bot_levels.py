@@ -10,12 +10,15 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.utils import translation
 
-from game import bot_levels, readmodel, rendering, services
+from game import bot_levels
 from game.engine import GameState
 from game.engine.actions import Action
 from game.engine.bots import EasyBot, GreedyBot
 from game.engine.search import SearchBot
 from game.models import Game, Seat
+from game.screens import snapshot
+from game.storage import readmodel
+from game.writer import services
 from tests.web.helpers import Table, fingerprint, game, open_lobby, play_as, start
 from tests.web.test_services import refused_and_unchanged
 from tests.web.test_views import client_for, host_client
@@ -71,12 +74,12 @@ def test_bot_names_say_their_level_in_each_screens_language(
 def test_one_snapshot_names_bots_in_the_language_of_each_render() -> None:
     table = open_lobby(("Ada",))
     add_bots(table, "hard")
-    snap = rendering.load_snapshot(table.game_id)
-    url = rendering.join_url(table.code, 8000)
+    snap = snapshot.load_snapshot(table.game_id)
+    url = snapshot.join_url(table.code, 8000)
     with translation.override("fi"):
-        finnish = rendering.render_table(snap, is_host=False, url=url)
+        finnish = snapshot.render_table(snap, is_host=False, url=url)
     with translation.override("de"):
-        german = rendering.render_table(snap, is_host=False, url=url)
+        german = snapshot.render_table(snap, is_host=False, url=url)
     assert "Botti 1 (vaikea)" in finnish and "Bot 1 (schwer)" in german
 
 
@@ -85,7 +88,7 @@ def test_older_bots_keep_their_stored_names() -> None:
     Seat.objects.create(
         game_id=table.game_id, position=1, name="Bot 1", is_bot=True, bot_kind="greedy"
     )
-    assert rendering.load_snapshot(table.game_id).room.seats[1].name == "Bot 1"
+    assert snapshot.load_snapshot(table.game_id).room.seats[1].name == "Bot 1"
     assert bot_levels.level_of("greedy") == "medium" and bot_levels.level_of("random") == "easy"
 
 
@@ -241,7 +244,7 @@ def test_the_host_sets_the_hard_bots_think_time_in_the_lobby() -> None:
     assert '<option value="2" selected>2 seconds</option>' in lobby
     assert '<option value="1">1 second</option>' in lobby
     # The room, as it travels between processes, carries the choice.
-    room = rendering.load_snapshot(table.game_id).room
+    room = snapshot.load_snapshot(table.game_id).room
     assert readmodel.decode_room(readmodel.encode_room(room)).hard_bot_seconds == 2.0
     assert host.post(think_url(table), {"seconds": "0.5"}).status_code == 302
     assert game(table.game_id).hard_bot_seconds == 0.5
@@ -342,4 +345,4 @@ def test_the_migration_numbers_bots_stored_with_a_translated_name() -> None:
     seats = Seat.objects.filter(game__code="OLDBOT").order_by("position")
     assert list(seats.values_list("name", "bot_number")) == [("Ada", 0), ("Botti 2", 2), ("Bob", 0)]
     with translation.override("de"):
-        assert str(rendering.load_snapshot(game_row.pk).room.seats[1].name) == "Bot 2 (mittel)"
+        assert str(snapshot.load_snapshot(game_row.pk).room.seats[1].name) == "Bot 2 (mittel)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from game import services
+from game.writer import services
 from tests.web.helpers import Screens, db, open_lobby
 
 pytestmark = pytest.mark.django_db(transaction=True)

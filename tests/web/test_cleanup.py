@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.utils import timezone
 from pytest_django.fixtures import Settings
 
-from game import housekeeping
 from game.models import Game, Move, Seat
+from game.writer import housekeeping
 from tests.web.helpers import legal, open_lobby, play_as, started
 
 pytestmark = pytest.mark.django_db

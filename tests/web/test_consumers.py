@@ -13,10 +13,10 @@ import pytest
 from django.test import Client
 from pytest_django.fixtures import Settings
 
-from game import services
 from game.engine import legal_actions
 from game.engine.bots import make_bot
 from game.models import Game, Move, Presence, Seat, new_player_key
+from game.writer import services
 from tests.web.helpers import (
     Screen,
     Screens,

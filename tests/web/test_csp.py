@@ -12,8 +12,8 @@ from html.parser import HTMLParser
 import pytest
 from django.test import Client
 
-from game.middleware import CONTENT_SECURITY_POLICY
 from game.models import Game
+from game.web.middleware import CONTENT_SECURITY_POLICY
 from tests.web.helpers import Table, open_lobby, start
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from game.engine.projection import ColourCount, card_view, noble_view
-from game.history import Event, play_through
+from game.storage.history import Event, play_through
 from tests.engine.builder import position
 
 LANGUAGES = ("en", "de", "fi")
@@ -245,8 +245,8 @@ def test_a_long_game_keeps_its_turn_numbers_and_its_whole_log() -> None:
     replays the whole game."""
     from django.test import Client
 
-    from game import history
     from game.models import Game
+    from game.storage import history
     from tests.web.helpers import play_as, started
 
     table = started(("Ada", "Bob", "Cy", "Di"))
@@ -268,8 +268,8 @@ def test_a_long_game_keeps_its_turn_numbers_and_its_whole_log() -> None:
 
 @pytest.mark.django_db
 def test_the_tv_marks_where_the_last_turn_happened() -> None:
-    from game import rendering
     from game.models import Game
+    from game.screens import snapshot
     from tests.web.helpers import play_as, started
 
     table = started(("Ada", "Bob"))
@@ -277,8 +277,8 @@ def test_the_tv_marks_where_the_last_turn_happened() -> None:
     assert state is not None
     reserved = state["market"][0][2]  # level 1, third slot
     play_as(table, f"reserve:{reserved}")
-    snap = rendering.load_snapshot(table.game_id)
-    html = rendering.render_table(snap, is_host=False, url="http://127.0.0.1:8000/join/X/")
+    snap = snapshot.load_snapshot(table.game_id)
+    html = snapshot.render_table(snap, is_host=False, url="http://127.0.0.1:8000/join/X/")
     # The reserved card, marked in Ada's panel; the refilled slot, marked in the market.
     panel = html[html.index('data-seat="0"') : html.index('data-seat="1"')]
     assert re.search(
@@ -301,8 +301,9 @@ def test_the_writer_publishes_the_new_turn_from_the_move_it_holds(
     django_capture_on_commit_callbacks: Any,
     django_assert_num_queries: Any,
 ) -> None:
-    from game import events, history
     from game.models import Game
+    from game.storage import history
+    from game.writer import events
     from tests.web.helpers import play_as, started
 
     table = started(("Ada", "Bob"))
@@ -332,8 +333,9 @@ def test_the_writer_tells_the_turn_from_the_row_whoever_wrote_the_moves_before(
     """With two server processes, a game's writer alternates between them. The one
     that writes now never heard of the moves the other made: it continues the turns
     the game's row keeps, and reads no move and replays nothing to tell them."""
-    from game import events, history
     from game.models import Game
+    from game.storage import history
+    from game.writer import events
     from tests.web.helpers import play_as, started
 
     table = started(("Ada", "Bob"))
@@ -362,8 +364,8 @@ def test_a_row_that_keeps_no_turns_is_told_from_the_moves(
 ) -> None:
     """A game whose row keeps no recent turns (saved before the row kept them, or
     imported) is replayed once from its moves, and its writer goes on from there."""
-    from game import history
     from game.models import Game
+    from game.storage import history
     from tests.web.helpers import play_as, started
 
     table = started(("Ada", "Bob"))
@@ -399,10 +401,11 @@ def test_the_row_tells_every_move_of_a_whole_game_as_a_replay_does(
 ) -> None:
     """Returns, noble choices and visits, turns of several moves, the end: after every
     move the turns the row keeps are those a replay of all the moves tells."""
-    from game import history, services
     from game.engine import apply_action, parse_action
     from game.engine.bots import make_bot
     from game.models import Game
+    from game.storage import history
+    from game.writer import services
     from tests.web.helpers import started
 
     names = ("Ada", "Bob", "Cy", "Di")[:players]

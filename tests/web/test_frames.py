@@ -1,6 +1,6 @@
 """A screen built from change frames is the screen a fresh render shows, all game long.
 
-Screens get only the regions whose HTML changed (game.regions.Shown), and regions
+Screens get only the regions whose HTML changed (game.screens.regions.Shown), and regions
 are remembered by keys that sum up what they show. A key that misses something a
 region shows would leave a screen showing an old value (a marker that never goes,
 a count one change behind) that no single-change test notices. Here a whole game
@@ -16,12 +16,14 @@ import re
 import pytest
 from django.utils import translation
 
-from game import readmodel, regions, rendering, services
 from game.bot_levels import make_level_bot
 from game.engine.projection import TABLE, views_for
-from game.join_qr import join_url
-from game.render_phone import phone_screen
-from game.render_table import table_screen
+from game.screens import regions, snapshot
+from game.screens.join_qr import join_url
+from game.screens.phone import phone_screen
+from game.screens.table import table_screen
+from game.storage import readmodel
+from game.writer import services
 from tests.web.helpers import Page, elements, find_element, open_lobby, start, state_of
 
 pytestmark = pytest.mark.django_db
@@ -82,7 +84,7 @@ def test_every_screen_built_from_frames_shows_what_a_fresh_render_shows() -> Non
         while True:
             for name, screen in _screens(table.game_id).items():
                 pages[name].apply(shown[name].frame(screen))
-            rendering.clear_cache()  # every region made again, from nothing
+            snapshot.clear_cache()  # every region made again, from nothing
             for name, screen in _screens(table.game_id).items():
                 fresh = _regions_by_id(regions.Shown().frame(screen))
                 built = _regions_by_id(pages[name].html)

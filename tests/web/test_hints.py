@@ -12,7 +12,6 @@ import re
 import pytest
 from django.utils import translation
 
-from game import hinting, inbound
 from game.engine import legal_actions, new_game
 from game.engine.actions import parse_action
 from game.engine.hints import (
@@ -27,6 +26,8 @@ from game.engine.hints import (
     suggest,
 )
 from game.engine.rules import apply_action
+from game.screens import hint_answers
+from game.web import inbound
 from tests.web.helpers import (
     Screens,
     db,
@@ -71,9 +72,9 @@ REASONS = {
 @pytest.mark.parametrize("language", ["en", "de", "fi"])
 def test_every_reason_is_one_whole_translated_sentence(language: str) -> None:
     with translation.override("en"):
-        english = {name: hinting.sentence(reason) for name, reason in REASONS.items()}
+        english = {name: hint_answers.sentence(reason) for name, reason in REASONS.items()}
     with translation.override(language):
-        said = {name: hinting.sentence(reason) for name, reason in REASONS.items()}
+        said = {name: hint_answers.sentence(reason) for name, reason in REASONS.items()}
     assert len(set(said.values())) == len(said), "two variants read the same"
     for name, text in said.items():
         assert "%(" not in text and text.endswith("."), (name, text)
@@ -87,7 +88,7 @@ def test_every_reason_is_one_whole_translated_sentence(language: str) -> None:
 
 def test_the_example_sentence() -> None:
     with translation.override("en"):
-        text = hinting.sentence(REASONS["buy closer, points"])
+        text = hint_answers.sentence(REASONS["buy closer, points"])
     assert text == "Buy the level-2 red card: 2 points, and one step closer to the noble."
 
 
@@ -182,11 +183,11 @@ def test_a_hint_in_the_give_back_step_preselects_the_gems() -> None:
         hoard = [a for a in legal_actions(state) if a.kind in ("take", "reserve")]
         most = max(hoard, key=lambda a: (a.kind == "take", len(a.gems)))
         apply_action(state, most, seat=state.current)
-    hint = hinting.think(state, state.current)
+    hint = hint_answers.think(state, state.current)
     assert hint.action.kind == "return"
     assert hint.action.notation() in {a.notation() for a in legal_actions(state)}
     with translation.override("fi"):
-        shown = hinting.shown(hint, state.moves)
+        shown = hint_answers.shown(hint, state.moves)
     assert shown.preselect == hint.action.notation() and not shown.open
     assert shown.sentence.startswith("Palauta jalokivet")
 
@@ -205,7 +206,7 @@ def test_the_hint_reads_nothing_hidden_from_its_seat() -> None:
     for seen in (state, other):
         hint = suggest(seen, 0, budget=None, playouts=40, seed=5)
         with translation.override("de"):
-            said.append(hinting.shown(hint, seen.moves))
+            said.append(hint_answers.shown(hint, seen.moves))
     assert said[0] == said[1]
 
 

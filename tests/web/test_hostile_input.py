@@ -27,7 +27,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-from game import services
+from game.writer import services
 from game.models import Game
 from tests.web.helpers import new_session
 from tests.web.test_safety import secrets_in

@@ -20,9 +20,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from game import household
 from game.engine import apply_action, outcome, parse_action
 from game.models import Game, Seat
+from game.storage import household
 from tests.web.helpers import HOST, Screens, db, play_as, started, state_of
 from tests.web.household_games import HOST_KEY, Finished, play
 from tests.web.household_games import household as play_household
@@ -361,7 +361,8 @@ django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
 from django.db import connection
-from game import household, services
+from game.storage import household
+from game.writer import services
 from game.models import Game
 from tests.web.household_games import household as play_household
 

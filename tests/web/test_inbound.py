@@ -1,4 +1,4 @@
-"""game.inbound: any websocket frame becomes a checked Inbound; nothing raises.
+"""game.web.inbound: any websocket frame becomes a checked Inbound; nothing raises.
 
 Property-based (Hypothesis): any text, any JSON shape, depth and number size,
 binary frames, oversized frames; and the per-socket rate limit.
@@ -14,7 +14,7 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.inbound import (
+from game.web.inbound import (
     MAX_ACTION_LENGTH,
     MAX_MESSAGE_BYTES,
     MAX_VERSION,

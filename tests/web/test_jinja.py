@@ -11,7 +11,7 @@ from django.template import engines
 from django.utils import translation
 from jinja2 import TemplateSyntaxError
 
-from game import jinja
+from game.screens import jinja
 
 
 def _render(source: str, **context: object) -> str:
@@ -77,7 +77,7 @@ def test_a_tag_inside_a_blocktranslate_is_refused() -> None:
 def test_a_fragment_keeps_its_globals_as_one_plain_dict() -> None:
     """Copying a ChainMap of globals into every render's context cost more than a small
     fragment's render; the fragments get them as a dict, the same globals."""
-    from game import jinja
+    from game.screens import jinja
 
     env = engines["jinja2"].env  # type: ignore[attr-defined]
     html = jinja.render("parts/log_empty.html", {})

@@ -1,4 +1,4 @@
-"""game.join_qr: the join code's mask is the one the standard (and qrcode) picks, found
+"""game.screens.join_qr: the join code's mask is the one the standard (and qrcode) picks, found
 faster; every code drawn decodes to its address."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import qrcode
 from qrcode import util
 
-from game.join_qr import QR_BORDER, REJOIN_MASK, _Code, _penalty, qr_svg
+from game.screens.join_qr import QR_BORDER, REJOIN_MASK, _Code, _penalty, qr_svg
 from tests.web.test_views import decode_qr
 
 

@@ -1,4 +1,4 @@
-"""The in-memory channel layer of a single process (game.layers)."""
+"""The in-memory channel layer of a single process (game.web.layers)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from channels.exceptions import ChannelFull
 
 from game.engine import new_game
 from game.engine.projection import TABLE, view_for
-from game.layers import InMemoryChannelLayer
-from game.readmodel import Room, SeatInfo
+from game.storage.readmodel import Room, SeatInfo
+from game.web.layers import InMemoryChannelLayer
 
 
 async def test_a_group_message_reaches_every_member_as_its_own_copy() -> None:

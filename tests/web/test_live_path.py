@@ -21,10 +21,11 @@ from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 from pytest_django.fixtures import Settings
 
-from game import liveness, presence, readmodel, services
 from game.engine import apply_action, parse_action
 from game.engine.bots import make_bot
 from game.models import Game, Presence, Seat
+from game.storage import presence, readmodel
+from game.writer import liveness, services
 from tests.web.helpers import (
     PONG,
     Screens,
@@ -126,7 +127,7 @@ async def test_a_change_reaches_the_screens_without_a_trip_to_the_database_threa
 async def test_changes_committed_back_to_back_reach_the_screens_in_order(
     screens: Screens,
 ) -> None:
-    """The writer does not wait for the sends (game.events.publish): the loop sends
+    """The writer does not wait for the sends (game.writer.events.publish): the loop sends
     each change after the one before."""
     table = await db(started)(("Ada", "Bob"))
     tv = await screens.tv(table)
@@ -420,7 +421,7 @@ async def test_a_change_a_screen_never_heard_of_is_shown_at_the_next_version_che
     """Between processes a change's messages can be lost (Redis pub/sub keeps nothing for
     a connection that dropped): the process's version check finds every screen behind
     and it catches up; pings alone change nothing."""
-    from game import events
+    from game.writer import events
 
     table = await db(started)(("Ada", "Bob"))
     tv = await screens.tv(table)

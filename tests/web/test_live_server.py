@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from game.management.loopback import LOOPBACK, Closed, MiniWebSocket, runserver
+from game.bench.loopback import LOOPBACK, Closed, MiniWebSocket, runserver
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 NAMES = ("Łukasz", "Ελένη", "Zoë 🦄", "Jürgen")

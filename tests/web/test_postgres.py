@@ -19,7 +19,7 @@ django.setup()
 from django.core.management import call_command
 from django.db import connection
 call_command("migrate", verbosity=0)
-from game import services
+from game.writer import services
 from game.models import Card, Game, Move, Noble, Seat
 
 game = services.create_game("host")
@@ -48,9 +48,9 @@ print(connection.vendor, Card.objects.count(), Noble.objects.count())
 print(sorted(results), game.version, Move.objects.filter(game=game).count())
 print(services.replay_game(game).to_dict() == game.state)
 
-# The writer's plain SQL (game.store) reads what the ORM reads, types included.
+# The writer's plain SQL (game.storage.store) reads what the ORM reads, types included.
 from django.db import transaction
-from game import store
+from game.storage import store
 with transaction.atomic():
     fast, seats = store.lock_game(game.id)
 deferred = fast.get_deferred_fields()
@@ -78,10 +78,10 @@ with CaptureQueriesContext(connection) as statements:
     services.play(game.id, "kb", action, game.version)
 print([q["sql"].split()[0] for q in statements.captured_queries])
 
-# A connecting screen's reads (game.store) and presence rows (game.presence), in plain SQL.
+# A connecting screen's reads (storage.store) and presence rows (storage.presence), in plain SQL.
 from datetime import timedelta
 from django.utils import timezone
-from game import presence
+from game.storage import presence
 from game.models import Presence
 game.refresh_from_db()
 read = store.read_game(game.id)
@@ -148,7 +148,7 @@ from django.db import close_old_connections, connection
 import psycopg
 from psycopg_pool import ConnectionPool
 call_command("migrate", verbosity=0)
-from game import services
+from game.writer import services
 from game.engine import legal_actions
 
 checks = []  # the pool's check: an empty query, a round trip

@@ -2,7 +2,7 @@
 
 A seat's phone is connected, "reconnecting" (silent for a few seconds, or its
 socket closed, within the grace) or away (its rejoin code on the host's TV);
-one task per process keeps it (game.liveness) and a ping touches no database.
+one task per process keeps it (game.writer.liveness) and a ping touches no database.
 These tests use the server's real silence threshold (conftest relaxes it for
 the others) and a short grace, and wait for what they expect with generous
 timeouts.
@@ -20,8 +20,9 @@ from django.db import connection
 from django.db.backends.utils import CursorWrapper
 from pytest_django.fixtures import Settings
 
-from game import events, liveness, presence, services
 from game.models import Presence, Seat
+from game.storage import presence
+from game.writer import events, liveness, services
 from tests.web.helpers import Screen, Screens, Table, db, player_panel, region, started
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from game.management.loopback import LOOPBACK, Server, daphne, free_port, serve
+from game.bench.loopback import LOOPBACK, Server, daphne, free_port, serve
 from tests.web.test_restart import BASE_DIR, MiniWebSocket, environment, http_get, run_python
 from tests.web.test_scale_out import (
     REDIS_URL,
@@ -52,7 +52,7 @@ def readme_nginx(proxy: int, workers: tuple[int, int]) -> str:
 
 def nginx(config: str, port: int, folder: Path) -> contextlib.AbstractContextManager[Server]:
     """Run nginx in the foreground with this http configuration, its files in `folder`
-    (started and stopped as the project's own servers are: game.management.loopback)."""
+    (started and stopped as the project's own servers are: game.bench.loopback)."""
     temporary = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     main = (
         f"daemon off;\npid {folder / 'nginx.pid'};\nerror_log stderr;\n"

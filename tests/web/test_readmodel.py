@@ -10,7 +10,7 @@ from game.engine import new_game
 from game.engine.bots import make_bot
 from game.engine.projection import TABLE, card_view, noble_view, view_for
 from game.engine.rules import apply_action
-from game.readmodel import Room, SeatInfo, decode_view, encode_view
+from game.storage.readmodel import Room, SeatInfo, decode_view, encode_view
 
 
 @pytest.mark.parametrize("seed", [1, 7, 2024])

@@ -1,4 +1,4 @@
-"""game.regions.around: a region's skeleton, filled with its parts, is the region itself."""
+"""game.screens.regions.around: a region's skeleton, filled with its parts, is the region itself."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from django.utils import translation
 from django.utils.safestring import mark_safe
 
-from game import jinja, regions
+from game.screens import jinja, regions
 
 # Parts are HTML already (rendered regions, past Latin-1 as character references), as
 # the screens hand them over.

@@ -7,8 +7,9 @@ from django.core.cache import cache
 from django.test import Client
 from pytest_django.fixtures import Settings
 
-from game import presence, services
 from game.models import Seat, new_player_key
+from game.storage import presence
+from game.writer import services
 from tests.web.helpers import Screens, Table, db, started
 
 pytestmark = pytest.mark.django_db

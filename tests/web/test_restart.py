@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from game.management.loopback import LOOPBACK, Closed, MiniWebSocket, runserver
+from game.bench.loopback import LOOPBACK, Closed, MiniWebSocket, runserver
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ import json
 import django
 django.setup()
 from django.contrib.sessions.backends.db import SessionStore
-from game import services
+from game.writer import services
 from game.models import Game, new_player_key
 
 host = new_player_key()
@@ -59,7 +59,7 @@ CHECK = r"""
 import json, sys
 import django
 django.setup()
-from game import services
+from game.writer import services
 from game.models import Game
 
 game = Game.objects.get(pk=int(sys.argv[1]))
@@ -104,7 +104,7 @@ def run_python(env: dict[str, str], *args: str) -> str:
 
 
 def server(env: dict[str, str], log: Path) -> contextlib.AbstractContextManager[int]:
-    """Run the real server on a free loopback port (see game.management.loopback)."""
+    """Run the real server on a free loopback port (see game.bench.loopback)."""
     return runserver(env, log, BASE_DIR)
 
 

@@ -18,8 +18,10 @@ from django.test import Client, RequestFactory
 from django.utils import translation
 from pytest_django.fixtures import Settings
 
-from game import names, services, views
+from game import names
 from game.models import Seat
+from game.web import views
+from game.writer import services
 from tests.web.helpers import Table, open_lobby, start
 
 pytestmark = pytest.mark.django_db

@@ -40,7 +40,7 @@ import json
 import django
 django.setup()
 from django.contrib.sessions.backends.db import SessionStore
-from game import services
+from game.writer import services
 from game.models import new_player_key
 
 host, ada, bob = new_player_key(), new_player_key(), new_player_key()

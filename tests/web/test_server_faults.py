@@ -29,7 +29,7 @@ import psycopg
 import pytest
 import redis
 
-from game.management.loopback import LOOPBACK, MiniWebSocket, Server, free_port, serve
+from game.bench.loopback import LOOPBACK, MiniWebSocket, Server, free_port, serve
 from tests.web.test_restart import BASE_DIR, environment, run_python
 from tests.web.test_scale_out import next_message, throwaway_database, version_of
 from tests.web.test_settings import POSTGRES_URL, require_service
@@ -49,7 +49,7 @@ import json, sys
 import django
 django.setup()
 from django.contrib.sessions.backends.db import SessionStore
-from game import services
+from game.writer import services
 from game.models import new_player_key
 
 kinds = sys.argv[1].split(",")
@@ -78,7 +78,7 @@ CHECK = r"""
 import json, sys
 import django
 django.setup()
-from game import services
+from game.writer import services
 from game.models import Game
 
 found = {}

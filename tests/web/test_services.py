@@ -1,4 +1,4 @@
-"""game.services: the lobby, play(), bots and rematches, against the real database.
+"""game.writer.services: the lobby, play(), bots and rematches, against the real database.
 
 Every refusal must raise Refused and leave the stored game exactly as it was.
 """
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from game import services
 from game.engine import legal_actions
 from game.engine.bots import make_bot
 from game.models import Game, Move, Seat, new_player_key
+from game.writer import services
 from tests.web.helpers import (
     Table,
     fingerprint,

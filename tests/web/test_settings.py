@@ -14,7 +14,7 @@ import ifaddr
 import pytest
 from django.conf import settings
 
-from game import network
+from game.screens import network
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -90,7 +90,7 @@ def test_the_running_settings_never_allow_every_host() -> None:
 
 
 def test_network_module_does_not_import_django() -> None:
-    code = "import sys, game.network; print('django' in sys.modules)"
+    code = "import sys, game.screens.network; print('django' in sys.modules)"
     assert run_python(code, {}).strip() == "False"
 
 
@@ -128,7 +128,7 @@ def test_settings_use_postgres_and_redis_when_urls_are_set() -> None:
     assert json.loads(out) == [
         "game.postgresql",  # Django's, checking what its pool lends without a round trip
         0,  # connections go back to the pool after each use (see settings)
-        "game.layers.RedisChannelLayer",
+        "game.web.layers.RedisChannelLayer",
     ]
 
 
@@ -141,7 +141,7 @@ def test_settings_default_to_sqlite_and_the_in_memory_layer() -> None:
     assert json.loads(out) == [
         "django.db.backends.sqlite3",
         "IMMEDIATE",
-        "game.layers.InMemoryChannelLayer",
+        "game.web.layers.InMemoryChannelLayer",
     ]
 
 
@@ -184,7 +184,7 @@ from channels.layers import get_channel_layer
 
 from game.engine import new_game
 from game.engine.projection import view_for
-from game.readmodel import Room, SeatInfo
+from game.storage.readmodel import Room, SeatInfo
 
 # A change's message: its room and a seat's projection cross processes as JSON.
 view = view_for(new_game(2, 7, 0), 0)
@@ -237,8 +237,8 @@ from django.conf import settings
 
 from game.engine import new_game
 from game.engine.projection import TABLE, view_for
-from game.layers import RedisChannelLayer
-from game.readmodel import Room, SeatInfo
+from game.web.layers import RedisChannelLayer
+from game.storage.readmodel import Room, SeatInfo
 
 view = view_for(new_game(2, 7, 0), TABLE)
 seats = (SeatInfo(0, "Łukasz", False, True, "r1", id=5), SeatInfo(1, "", True, False, "r2", id=6))

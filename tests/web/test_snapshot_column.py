@@ -26,7 +26,7 @@ lobby = OldGame.objects.create(code="BBBBBB", state=None)
 
 call_command("migrate", verbosity=0)
 from game.models import Game
-from game import store
+from game.storage import store
 print(Game.objects.get(pk=saved.pk).state == snapshot, Game.objects.get(pk=lobby.pk).state)
 with connection.cursor() as cursor:
     cursor.execute("SELECT state FROM game_game WHERE id = %s", [saved.pk])

@@ -24,8 +24,8 @@ from channels.testing import WebsocketCommunicator
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from game import presence
 from game.models import Seat
+from game.storage import presence
 from tests.web.helpers import Screens, Table, fingerprint, legal, play_as, started, version_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from game import services
 from game.models import Move, Seat
+from game.writer import services
 from tests.web.helpers import (
     Screens,
     db,

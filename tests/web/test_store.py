@@ -1,4 +1,4 @@
-"""game.store: the writer's plain SQL reads and writes give what the ORM gives.
+"""game.storage.store: the writer's plain SQL reads and writes give what the ORM gives.
 
 The same comparison runs on PostgreSQL in tests/web/test_postgres.py.
 """
@@ -15,9 +15,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from pytest_django.fixtures import Settings
 
-from game import presence, services, store
 from game.bot_levels import STAND_IN
 from game.models import Game, Move, Presence, Seat
+from game.storage import presence, store
+from game.writer import services
 from tests.web.helpers import game, legal, play_as, started
 
 pytestmark = pytest.mark.django_db

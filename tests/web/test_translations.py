@@ -14,9 +14,9 @@ from django.conf import settings
 from django.test import Client
 from django.utils import translation
 
-from game import services
 from game.engine.actions import IllegalActionError
 from game.templatetags.splendor import COLOUR_MARKS, colour_label, gem
+from game.writer import services
 from tests.web.helpers import started
 
 LANGUAGES = ("de", "fi")

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from django.test import Client
 
-from game import services
 from game.models import Game, Seat, new_player_key
+from game.writer import services
 from tests.web.helpers import (
     Table,
     card_ids,

@@ -11,8 +11,8 @@ from django.template import engines
 from django.test import Client, RequestFactory
 
 from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, Colour, Phase
-from game.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
 from game.models import Game
+from game.storage.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +49,7 @@ def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:
 LITERAL_COMPARISON = re.compile(r'\.(phase|kind|status)\s*[!=]=\s*"([^"]*)"')
 WORDS = {
     "phase": {p.value for p in Phase},
-    # The game log tells takes apart (game.history): three colours, two of one, fewer.
+    # The game log tells takes apart (game.storage.history): three colours, two of one, fewer.
     "kind": {k.value for k in ActionKind} | {TAKE_THREE, TAKE_TWO, TAKE_FEWER},
     "status": {s.value for s in Game.Status},
 }

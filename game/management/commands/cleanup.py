@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from game import housekeeping
+from game.writer import housekeeping
 
 
 class Command(BaseCommand):

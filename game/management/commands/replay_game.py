@@ -9,12 +9,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from game import archive
 from game.management.commands.import_game import read_record
+from game.records import archive
 
 
 class Command(BaseCommand):
-    help = "Replay a game record (README.md, Game records); print the final position and result."
+    help = "Replay a game record (docs/records.md); print the final position and result."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the game record to replay")

@@ -12,7 +12,7 @@ from typing import Any
 from daphne.management.commands.runserver import Command as DaphneRunserver
 from django.utils.translation import gettext as _
 
-from game.network import join_host
+from game.screens.network import join_host
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 EVERY_INTERFACE = {"0.0.0.0", "::", ""}
@@ -43,7 +43,7 @@ def where_to_go(addr: str, port: int | str) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-class Command(DaphneRunserver):
+class Command(DaphneRunserver):  # type: ignore[misc]  # Channels ships no types
     def get_application(self, options: dict[str, Any]) -> Any:
         # Called once, right after the banner and before the server starts.
         self.stdout.write(where_to_go(self.addr, self.port))

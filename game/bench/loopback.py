@@ -1,0 +1,451 @@
+"""Loopback tools for the web benchmark and the server tests.
+
+`runserver` starts the real server (Daphne via runserver) on a free 127.0.0.1
+port, `daphne` any ASGI application; `cpu_seconds` and `rss_bytes` read what a
+server process used from /proc (Linux). `MiniWebSocket` talks to it as a phone
+or TV would, with a session cookie and an Origin header (the `websockets`
+package's protocol on a plain blocking socket).
+Nothing here connects anywhere but 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from websockets.client import ClientProtocol
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+from websockets.typing import Origin
+from websockets.uri import parse_uri
+
+LOOPBACK = "127.0.0.1"
+SOCKET_TIMEOUT = 10.0  # seconds a screen may take to show an action before it counts as lost
+VERSION = re.compile(r'id="(?:screen|hand)(?:-meta)?"[^>]*?data-version="(\d+)"')
+HAND_VERSION = re.compile(r'id="hand(?:-meta)?"[^>]*?data-version="(\d+)"')
+clock = time.perf_counter
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class Server:
+    """A server process listening on 127.0.0.1."""
+
+    port: int
+    pid: int
+
+
+class ServerProcess:
+    """A server command that listens on `port`, which can be killed and started again on
+    the same port (a crash and a restart). `cpu` pins it to one core where possible."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        port: int,
+        env: dict[str, str],
+        log: Path,
+        cwd: Path,
+        cpu: int | None = None,
+    ) -> None:
+        self.argv, self.port, self.env, self.log, self.cwd, self.cpu = (
+            argv,
+            port,
+            env,
+            log,
+            cwd,
+            cpu,
+        )
+        self.process: subprocess.Popen[bytes] | None = None
+        self.server: Server | None = None
+        self.starts = 0
+
+    def start(self, poll: float = 0.1) -> Server:
+        """Start the command and return once it accepts connections (checked every `poll`
+        seconds). Raises RuntimeError (with the end of its log) if it exits or does not
+        listen within 30 s. A second start appends to the same log."""
+        with self.log.open("a" if self.starts else "w") as output:
+            self.process = subprocess.Popen(
+                self.argv, cwd=self.cwd, env=self.env, stdout=output, stderr=subprocess.STDOUT
+            )
+        self.starts += 1
+        if self.cpu is not None and hasattr(os, "sched_setaffinity"):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(self.process.pid, {self.cpu})
+        _wait_until_listening(self.process, self.port, self.log, poll)
+        self.server = Server(self.port, self.process.pid)
+        return self.server
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: nothing of the process gets to run again."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it has not ended within 5 s."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def serve(
+    argv: list[str], port: int, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[Server]:
+    """Run a server command that listens on `port` (see ServerProcess); stop it with
+    SIGTERM, then SIGKILL."""
+    with serve_process(argv, port, env, log, cwd, cpu) as process:
+        assert process.server is not None
+        yield process.server
+
+
+@contextlib.contextmanager
+def serve_process(
+    argv: list[str], port: int, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[ServerProcess]:
+    """The same, yielding the ServerProcess, for a caller that kills and restarts it."""
+    process = ServerProcess(argv, port, env, log, cwd, cpu)
+    try:
+        process.start()
+        yield process
+    finally:
+        process.stop()
+
+
+@contextlib.contextmanager
+def runserver(env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None) -> Iterator[int]:
+    """Run `manage.py runserver` on a free loopback port and yield the port (see `serve`)."""
+    port = free_port()
+    argv = [sys.executable, "manage.py", "runserver", f"{LOOPBACK}:{port}", "--noreload"]
+    with serve(argv, port, env, log, cwd, cpu) as server:
+        yield server.port
+
+
+@contextlib.contextmanager
+def daphne(
+    application: str, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[Server]:
+    """Run Daphne itself with an ASGI application ("module:attribute") on a free loopback port."""
+    with daphne_process(application, env, log, cwd, cpu) as process:
+        assert process.server is not None
+        yield process.server
+
+
+@contextlib.contextmanager
+def daphne_process(
+    application: str, env: dict[str, str], log: Path, cwd: Path, cpu: int | None = None
+) -> Iterator[ServerProcess]:
+    """The same, yielding the ServerProcess (to kill it and start it again on its port)."""
+    port = free_port()
+    argv = [sys.executable, "-m", "daphne", "-b", LOOPBACK, "-p", str(port)]
+    # Daphne drops a socket its application has not accepted within 5 s, and one that has
+    # not answered a ping for 30 s (a client busy connecting 100 games reads late): a
+    # server under a benchmark should be measured as slow, not as broken.
+    argv += ["--websocket_connect_timeout", "120", "--ping-interval", "300"]
+    argv += ["--ping-timeout", "300", application]
+    with serve_process(argv, port, env, log, cwd, cpu) as process:
+        yield process
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process (all its threads) so far, from /proc."""
+    return _stat_cpu(Path(f"/proc/{pid}/stat"))
+
+
+def main_thread_cpu_seconds(pid: int) -> float:
+    """The same for the process's first thread only (a server's event loop): what the
+    other threads (its database thread) used is the difference. Samplers that see only
+    the thread holding Python's lock (py-spy --gil) missed most of the database
+    thread's CPU: SQLite's work and handing the lock back and forth."""
+    return _stat_cpu(Path(f"/proc/{pid}/task/{pid}/stat"))
+
+
+def _stat_cpu(stat: Path) -> float:
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    # After the name: state is field 3 of stat(5); utime and stime are fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process now, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def _wait_until_listening(
+    process: subprocess.Popen[bytes], port: int, log: Path, poll: float = 0.1
+) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited:\n{log.read_text()[-3000:]}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server did not start:\n{log.read_text()[-3000:]}")
+        with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, port), 0.2):
+            return
+        time.sleep(poll)
+
+
+def run_child(
+    argv: list[str], env: dict[str, str], cwd: Path, limit: float, write: Callable[[str], None]
+) -> int:
+    """Run a command, passing each line of its output to `write`; return its exit code.
+
+    The command gets its own process group, killed as a whole (servers it started
+    included) when it ends or after `limit` seconds.
+    """
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+    def stop() -> None:
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+    watchdog = threading.Timer(limit, stop)
+    watchdog.start()
+    try:
+        assert process.stdout is not None
+        for text in process.stdout:
+            write(text.rstrip("\n"))
+        return process.wait(timeout=limit)
+    finally:
+        watchdog.cancel()
+        stop()
+        process.wait()
+
+
+class Closed(Exception):
+    """The server closed the websocket, or it broke."""
+
+
+class MiniWebSocket:
+    """A blocking loopback websocket client, as a phone or TV talks to the server (a
+    session cookie, an Origin header), on a plain socket the caller can wait on with
+    select(). The protocol (handshake, framing, masking, answering pings, closing) is
+    the `websockets` package's (its Sans-I/O ClientProtocol), with no thread of its own:
+    a benchmark holds hundreds of these. One thread reads; any thread may send."""
+
+    def __init__(self, port: int, path: str, session: str) -> None:
+        self.sock = socket.create_connection((LOOPBACK, port), timeout=SOCKET_TIMEOUT)
+        # What the server sent since the last reset: text messages and their bytes.
+        self.messages = 0
+        self.received = 0
+        self.pongs = 0  # heartbeat answers, counted apart from the traffic above
+        self.protocol = ClientProtocol(
+            parse_uri(f"ws://{LOOPBACK}:{port}{path}"), origin=Origin(f"http://{LOOPBACK}:{port}")
+        )
+        self.frames: deque[Frame] = deque()  # received, not yet read
+        self.ended = False
+        self.lock = threading.Lock()  # the protocol's state, shared by reader and senders
+        request = self.protocol.connect()
+        request.headers["Cookie"] = f"sessionid={session}"
+        with self.lock:
+            self.protocol.send_request(request)
+            self._flush()
+        try:
+            for _read in range(1000):
+                if self.protocol.handshake_exc is not None:
+                    raise Closed(f"handshake refused: {self.protocol.handshake_exc}")
+                if self.protocol.state is not State.CONNECTING:
+                    break
+                self._pull()
+            else:
+                raise Closed("no handshake answer")
+        except BaseException:
+            with contextlib.suppress(OSError):
+                self.sock.close()
+            raise
+
+    @property
+    def pending(self) -> bool:
+        """Whether frames already received wait to be read (select() would not show them)."""
+        return bool(self.frames)
+
+    def _flush(self) -> None:
+        """Write what the protocol has to send (the caller holds the lock)."""
+        for data in self.protocol.data_to_send():
+            if data:
+                self.sock.sendall(data)
+            else:  # the protocol's end of stream: half-close
+                with contextlib.suppress(OSError):
+                    self.sock.shutdown(socket.SHUT_WR)
+
+    def _pull(self) -> None:
+        """Read once from the socket and keep the frames it completed."""
+        if self.ended:
+            raise Closed("connection ended")
+        data = self.sock.recv(65536)
+        with self.lock:
+            if data:
+                self.protocol.receive_data(data)
+            else:
+                self.ended = True
+                self.protocol.receive_eof()
+            self._flush()  # a pong for a ping, the answer to a close
+            events = self.protocol.events_received()
+        self.frames.extend(event for event in events if isinstance(event, Frame))
+        if not data and not self.frames:
+            raise Closed("connection ended")
+
+    def send_json(self, message: Any) -> None:
+        with self.lock:
+            if self.protocol.state is not State.OPEN:
+                raise Closed("the connection is closing")
+            self.protocol.send_text(json.dumps(message).encode())
+            self._flush()
+
+    def receive(self) -> str:
+        parts: list[bytes] = []
+        for _frame in range(10_000):
+            while not self.frames:
+                self._pull()
+            frame = self.frames.popleft()
+            if frame.opcode is Opcode.CLOSE:
+                raise Closed(f"closed by the server with code {self.protocol.close_code}")
+            if frame.opcode in (Opcode.TEXT, Opcode.CONT):
+                parts.append(frame.data)
+                if frame.fin:
+                    message = b"".join(parts)
+                    if message == b"pong":
+                        self.pongs += 1
+                    else:
+                        self.messages += 1
+                        self.received += len(message)
+                    return message.decode()
+        raise Closed("endless fragments")
+
+    def read_until(self, found: Callable[[str], bool], until: float, what: str) -> None:
+        """Read messages until one is `found`; Closed if none is by `until`."""
+        for _message in range(1000):
+            left = until - clock()
+            if left <= 0:
+                break
+            self.sock.settimeout(left)
+            try:
+                if found(self.receive()):
+                    return
+            except TimeoutError:
+                break
+        raise Closed(f"{what} did not arrive in time")
+
+    def wait_version(self, version: int, until: float) -> None:
+        """Read messages until one shows this version or a later one."""
+
+        def shows(message: str) -> bool:
+            match = VERSION.search(message)
+            return match is not None and int(match.group(1)) >= version
+
+        self.read_until(shows, until, f"version {version}")
+
+    def settle(self, until: float) -> None:
+        """Send a heartbeat and read until its answer: whatever the server had queued for
+        this screen before it (a newly connected phone shown on the TV) has arrived."""
+        self.send_json({"ping": True})
+        self.read_until(lambda message: message == "pong", until, "the heartbeat's answer")
+
+    def until_version(self, version: int) -> str:
+        """Return the first message whose phone hand shows exactly this version."""
+        for _ in range(50):
+            message = self.receive()
+            match = HAND_VERSION.search(message)
+            if match and int(match.group(1)) == version:
+                return message
+        raise AssertionError(f"version {version} never arrived")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError), self.lock:
+            if self.protocol.state is State.OPEN:
+                self.protocol.send_close(1000)
+                self._flush()
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+def flood(
+    port: int,
+    path: str,
+    session: str,
+    version: int,
+    sockets: int,
+    rate: float,
+    stop: Any,
+    out: Any,
+) -> None:
+    """One phone flooding the server: `sockets` sockets with its cookie, each sending hint
+    and full-view requests, `rate` messages a second, and reading what comes back, until
+    `stop` (a multiprocessing Event) is set; puts (sent, answered, sockets still open) on
+    `out`.
+
+    Run in a process of its own, so that the flood's client work does not slow the
+    measuring client's threads (they would share one interpreter lock)."""
+    counts: list[tuple[int, int, int]] = []
+    lock = threading.Lock()
+
+    def run(ws: MiniWebSocket) -> None:
+        sent = answered = 0
+        kept = 1
+        began = time.monotonic()
+        try:
+            while not stop.is_set():
+                ws.send_json({"hint": True, "version": version})
+                ws.send_json({"sync": True})
+                sent += 2
+                # Read what came back until the next pair is due.
+                due = began + sent / rate
+                while (
+                    ws.pending
+                    or select.select([ws.sock], [], [], max(0.0, due - time.monotonic()))[0]
+                ):
+                    ws.receive()
+                    answered += 1
+                    if not ws.pending and time.monotonic() >= due:
+                        break
+        except (Closed, OSError):
+            kept = 0
+        with lock:
+            counts.append((sent, answered, kept))
+
+    phones = [MiniWebSocket(port, path, session) for _ in range(sockets)]
+    threads = [threading.Thread(target=run, args=(ws,), daemon=True) for ws in phones]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for ws in phones:
+        ws.close()
+    out.put(tuple(sum(c[i] for c in counts) for i in range(3)))

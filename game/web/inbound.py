@@ -1,0 +1,133 @@
+"""Read what a screen sends over its websocket, whatever it sends.
+
+The consumer never parses a message itself: it calls `read_message` and acts on
+the resulting `Inbound`. Anything that is not a well-formed message becomes
+kind "bad" with a translated problem for the player; nothing here raises, for
+any text (any JSON shape, depth or number size), binary frame or size.
+A `RateLimit` per phone (shared by its sockets, game.web.limits) keeps one phone from
+flooding the server.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from django.utils.translation import gettext as _
+
+# A real message is under 300 bytes ({"action": "buy:17:wwy", "version": "12"} plus
+# htmx's few HEADERS); anything above a few KB is refused unread.
+MAX_MESSAGE_BYTES = 4096
+# Real messages nest two levels ({"HEADERS": {...}}); a few more do no harm, but
+# thousands would exhaust the parser's recursion.
+MAX_BRACKETS = 64
+# Actions are short ASCII notations such as "buy:17:wwy" or "take:wug".
+MAX_ACTION_LENGTH = 64
+# Versions are move counts; a real game has a few hundred at most.
+MAX_VERSION = 10**9
+
+Kind = Literal["sync", "action", "ping", "hint", "bad"]
+
+
+@dataclass(frozen=True, slots=True)
+class Inbound:
+    """One message from a screen, read and checked."""
+
+    kind: Kind
+    action: str = ""
+    version: int | None = None
+    problem: str = ""  # translated, for kind "bad" only
+
+
+def _bad() -> Inbound:
+    return Inbound("bad", problem=_("That action could not be read."))
+
+
+def too_long() -> Inbound:
+    return Inbound("bad", problem=_("That message is too long."))
+
+
+def too_fast() -> Inbound:
+    """What a screen is told when its RateLimit says no."""
+    return Inbound("bad", problem=_("Too many messages at once. Please wait a moment."))
+
+
+def _version(value: Any) -> int | None:
+    """Read a version: a non-negative integer, or a short string of its digits."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value <= MAX_VERSION else None
+    if isinstance(value, str) and 0 < len(value) <= 10 and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
+def _action(value: Any) -> str | None:
+    """Read an action notation: short printable ASCII, else None."""
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_ACTION_LENGTH:
+        return None
+    return value if value.isascii() and value.isprintable() else None
+
+
+def _size(text: str) -> int:
+    """Bytes on the wire (a lone surrogate, impossible from a browser, counts too)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _parse(text: str) -> Any:
+    """Parse JSON, or return None for anything unreadable (NaN and Infinity included)."""
+    if text.count("[") + text.count("{") > MAX_BRACKETS:
+        return None
+    try:
+        return json.loads(text, parse_constant=lambda _name: math.nan)
+    except (ValueError, RecursionError, TypeError):
+        return None
+
+
+def read_message(text_data: str | None, bytes_data: bytes | None = None) -> Inbound:
+    """Turn one websocket frame into an Inbound; never raises."""
+    if not isinstance(text_data, str) or bytes_data is not None:
+        return _bad()  # binary frames: no screen of ours sends them
+    if len(text_data) > MAX_MESSAGE_BYTES or _size(text_data) > MAX_MESSAGE_BYTES:
+        return too_long()
+    message = _parse(text_data)
+    if not isinstance(message, dict):
+        return _bad()
+    if message.get("ping") is True:
+        return Inbound("ping")
+    if message.get("sync") is True:
+        return Inbound("sync")
+    if message.get("hint") is True:  # "Suggest a move", at the version the phone shows
+        return Inbound("hint", version=_version(message.get("version")))
+    action = _action(message.get("action"))
+    version = _version(message.get("version"))
+    if action is None or version is None:
+        return _bad()
+    return Inbound("action", action=action, version=version)
+
+
+class RateLimit:
+    """A token bucket: `burst` messages at once, then `per_second` on average."""
+
+    __slots__ = ("burst", "last", "per_second", "tokens")  # one per phone
+
+    def __init__(self, per_second: float = 10.0, burst: int = 20) -> None:
+        self.per_second = max(0.0, float(per_second))
+        self.burst = max(1.0, float(burst))
+        self.tokens = self.burst
+        self.last: float | None = None
+
+    def allow(self, now: float) -> bool:
+        """Spend one token if there is one; `now` is time.monotonic()."""
+        if self.last is not None:
+            # A clock that jumps back refills nothing (and takes nothing away).
+            elapsed = max(0.0, now - self.last)
+            self.tokens = min(self.burst, self.tokens + elapsed * self.per_second)
+        self.last = now if self.last is None else max(now, self.last)
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True

@@ -1,0 +1,346 @@
+"""Thin HTTP views: home, create, host screen, join, phone, and the error pages.
+
+Every change goes through game.writer.services; these views only find the game and
+the player's key, call the service, and redirect or render. Input is read with
+game.web.forms: whatever is posted, the answer is a page or a 4xx, never a crash.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import quote, unquote
+
+from django.contrib import messages
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponseRedirect,
+)
+from django.middleware.csrf import get_token
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from game import names
+from game.models import Game, new_player_key
+from game.screens import snapshot
+from game.web import archive_views, forms
+from game.writer import services
+
+NAME_COOKIE = "splendor_name"
+NAME_COOKIE_AGE = 365 * 24 * 60 * 60
+
+
+def player_key(request: HttpRequest) -> str:
+    """Return this browser's unguessable key, kept server-side in its session.
+
+    Creates the session, so only call it when the browser acts (joins, creates a
+    game); looking at a page uses known_key and leaves no session row behind.
+    """
+    key = request.session.get("player_key")
+    if not key:
+        key = new_player_key()
+        request.session["player_key"] = key
+    return str(key)
+
+
+def known_key(request: HttpRequest) -> str:
+    """Return this browser's key if it has one already, else ""."""
+    return str(request.session.get("player_key", ""))
+
+
+def _client(request: HttpRequest) -> str:
+    """The phone's address: wrong rejoin codes are counted per address."""
+    return str(request.META.get("REMOTE_ADDR") or known_key(request))
+
+
+def _game(code: str) -> Game:
+    room = names.read_code(code)
+    game = Game.objects.filter(code=room).first() if room else None
+    if game is None:
+        raise Http404(_("There is no game with this code."))
+    return game
+
+
+def _host_url(game: Game) -> str:
+    return reverse("host", args=[game.code])
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    """Start a new game or reopen one this screen is hosting."""
+    key = known_key(request)
+    hosted = (
+        Game.objects.filter(host_key=key, next_game=None).exclude(status=Game.Status.OVER)
+        if key
+        else Game.objects.none()
+    )
+    context = {"hosted": hosted.order_by("-created_at")[:8]}
+    return render(request, "home.html", context | archive_views.games_context(request))
+
+
+@require_POST
+def create(request: HttpRequest) -> HttpResponse:
+    form = forms.NewGameForm(request.POST)
+    no_gold_small = bool(form.is_valid() and form.cleaned_data["no_gold_small"])
+    game = services.create_game(player_key(request), no_gold_small=no_gold_small)
+    return redirect(_host_url(game))
+
+
+@require_safe
+def find(request: HttpRequest) -> HttpResponse:
+    """Go to a game by its typed room code."""
+    form = forms.FindForm(request.GET)
+    code = form.cleaned_data["code"] if form.is_valid() else ""
+    if not code or not Game.objects.filter(code=code).exists():
+        if code:
+            message = _("There is no game with the code %(code)s.") % {"code": code}
+        else:
+            message = _("Please type the room code shown on the TV.")
+        messages.error(request, message)
+        return redirect("home")
+    return redirect("join", code=code)
+
+
+@require_safe
+def host(request: HttpRequest, code: str) -> HttpResponse:
+    """The TV: the lobby with its QR code, then the table, then the end screen."""
+    game = _game(code)
+    if game.next_game_id and game.host_key == known_key(request):
+        return redirect(_host_url(game.next_game))  # type: ignore[arg-type]
+    snap = snapshot.load_snapshot(game.id)
+    is_host = bool(game.host_key) and game.host_key == known_key(request)
+    url = snapshot.join_url(game.code, request.get_port())
+    return render(
+        request,
+        "host.html",
+        {
+            "snap": snap.room,
+            "screen": snapshot.render_table(
+                snap, is_host=is_host, url=url, csrf=get_token(request)
+            ),
+        },
+    )
+
+
+def _position(request: HttpRequest) -> int:
+    form = forms.SeatForm(request.POST)
+    if not form.is_valid():
+        raise services.Refused(_("That request could not be read."))
+    return int(form.cleaned_data["position"])
+
+
+def _host_action(
+    request: HttpRequest, code: str, act: Callable[[Game, str], object]
+) -> HttpResponse:
+    """Run one lobby or table command for the host screen, then show that screen again."""
+    game = _game(code)
+    try:
+        result = act(game, known_key(request))
+    except services.Refused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        if isinstance(result, Game):  # a rematch moves the screen to the new game
+            game = result
+    return redirect(_host_url(game))
+
+
+@require_POST
+def add_bot(request: HttpRequest, code: str) -> HttpResponse:
+    form = forms.BotForm(request.POST)
+    kind = (form.cleaned_data["kind"] if form.is_valid() else "?") or "greedy"
+    return _host_action(request, code, lambda game, key: services.add_bot(game.id, key, kind))
+
+
+@require_POST
+def remove_seat(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(
+        request, code, lambda game, key: services.remove_seat(game.id, key, _position(request))
+    )
+
+
+@require_POST
+def start(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(request, code, lambda game, key: services.start_game(game.id, key))
+
+
+@require_POST
+def rematch(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(request, code, lambda game, key: services.rematch(game.id, key))
+
+
+@require_POST
+def stand_in(request: HttpRequest, code: str) -> HttpResponse:
+    return _host_action(
+        request, code, lambda game, key: services.hand_to_bot(game.id, key, _position(request))
+    )
+
+
+def _seconds(request: HttpRequest) -> int | None:
+    """Read the lobby's stand-in choice: blank for never, else whole seconds."""
+    text = request.POST.get("seconds", "")
+    if not text:
+        return None
+    if text.isascii() and text.isdigit():
+        return int(text)
+    raise services.Refused(_("That request could not be read."))
+
+
+@require_POST
+def stand_in_after(request: HttpRequest, code: str) -> HttpResponse:
+    """The lobby's option: a bot plays for a phone away this many seconds on its turn."""
+    return _host_action(
+        request, code, lambda game, key: services.set_stand_in(game.id, key, _seconds(request))
+    )
+
+
+def _think_seconds(request: HttpRequest) -> float:
+    """Read the lobby's think-time choice: seconds as plain digits, "0.5" or "2"."""
+    text = request.POST.get("seconds", "")
+    if re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3})?", text, flags=re.ASCII):
+        return float(text)
+    raise services.Refused(_("Choose one of the thinking times offered."))
+
+
+@require_POST
+def hard_bot_seconds(request: HttpRequest, code: str) -> HttpResponse:
+    """The lobby's option: how long a hard bot thinks about each move."""
+    return _host_action(
+        request,
+        code,
+        lambda game, key: services.set_hard_bot_seconds(game.id, key, _think_seconds(request)),
+    )
+
+
+def _remembered_name(request: HttpRequest) -> str:
+    """The name this phone joined with last time (kept percent-encoded: any script)."""
+    return services.clean_name(unquote(request.COOKIES.get(NAME_COOKIE, ""), errors="replace"))
+
+
+def _seated(request: HttpRequest, game: Game, name: str) -> HttpResponse:
+    """Send a seated phone to its hand, remembering its name for the next game."""
+    response = HttpResponseRedirect(reverse("play", args=[game.code]))
+    if name:
+        # Cookies are Latin-1 on the wire: "Łukasz" or "Zoë 🦄" travel percent-encoded.
+        response.set_cookie(
+            NAME_COOKIE, quote(name, safe=""), max_age=NAME_COOKIE_AGE, samesite="Lax"
+        )
+    return response
+
+
+def _take_seat(request: HttpRequest, game: Game) -> tuple[str, str]:
+    """Join or rejoin from the posted form; return (name shown in the form, error).
+
+    An empty error means the phone is seated.
+    """
+    if "rejoin_code" in request.POST:
+        rejoin = forms.RejoinForm(request.POST)
+        if not rejoin.is_valid():
+            return "", _("That rejoin code does not match a seat in this game.")
+        services.rejoin(
+            game.id, player_key(request), rejoin.cleaned_data["rejoin_code"], _client(request)
+        )
+        return "", ""
+    form = forms.JoinForm(request.POST)
+    if not form.is_valid():
+        return services.clean_name(request.POST.get("name", "")), _("Please type your name.")
+    name = form.cleaned_data["name"]
+    services.join_game(game.id, player_key(request), name)
+    return name, ""
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def join(request: HttpRequest, code: str) -> HttpResponse:
+    """Where the QR code leads: type a name (remembered), tap join, you are seated."""
+    game = _game(code)
+    name = _remembered_name(request)
+    error = ""
+    if request.method == "POST":
+        try:
+            typed, error = _take_seat(request, game)
+        except services.Refused as refusal:
+            typed, error = services.clean_name(request.POST.get("name", "")), refusal.message
+        if not error:
+            return _seated(request, game, typed)
+        name = typed or name
+    elif services.seat_of(game, known_key(request)) is not None:
+        return redirect("play", code=game.code)
+    context = {
+        "game": game,
+        "name": name,
+        "error": error,
+        "rejoin_code": names.read_code(request.GET.get("rejoin", "")),
+        "seats": game.seats.count(),
+    }
+    return render(request, "join.html", context, status=400 if error else 200)
+
+
+@require_safe
+def play(request: HttpRequest, code: str) -> HttpResponse:
+    """A phone: the player's own hand, live over the websocket."""
+    game = _game(code)
+    seat = services.seat_of(game, known_key(request))
+    if seat is None:
+        return redirect("join", code=game.code)
+    if seat.is_bot:  # a stand-in played while this phone was away: it is back now
+        services.take_seat_back(game.id, seat.player_key)
+    snap = snapshot.load_snapshot(game.id)
+    context = {
+        "snap": snap.room,
+        "status": snapshot.render_phone_status(snap),
+        "hand": snapshot.render_phone_hand(snap, seat.position),
+    }
+    return render(request, "phone.html", context)
+
+
+# ---------------------------------------------------------------- error pages
+# The project's own pages (templates/4xx.html, 500.html): translated, with a way
+# back to the game, and never a setting, path, URL list or traceback, whatever
+# DEBUG says. A 400 for a foreign Host header must not call request.get_host().
+
+
+def _error_page(
+    template: str, status: int, request: HttpRequest | None = None, **context: str
+) -> HttpResponse:
+    """Render an error page; from a game's page, offer the way back to that game."""
+    if request is not None:
+        context.setdefault("back", _game_page(request.path))
+    return HttpResponse(render_to_string(template, context), status=status)
+
+
+def _game_page(path: str) -> str:
+    """The game page a failed request came from ("/play/ABCDEF/"), or "" (no database use)."""
+    parts = path.split("/")
+    if len(parts) > 3 and parts[1] in {"play", "join", "host"} and names.read_code(parts[2]):
+        return f"/{parts[1]}/{names.read_code(parts[2])}/"
+    return ""
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error_page("400.html", 400, request)
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error_page("403.html", 403, request)
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    # Only our own messages ("There is no game with this code."), never a resolver's.
+    args = exception.args if type(exception) is Http404 else ()
+    message = args[0] if args and isinstance(args[0], str) else ""
+    return _error_page("404.html", 404, message=message)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    return _error_page("500.html", 500, request)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponseBase:
+    """A form sent without a valid CSRF token: usually a page left open too long."""
+    # Offer the same address again (as GET) when it is one of ours, e.g. the join form.
+    return _error_page("403_csrf.html", 403, retry=_game_page(request.path))
