@@ -169,6 +169,9 @@ class Seat(models.Model):
     # A bot's number among the game's bots: its name is rendered per language from
     # its level and number (game.bot_levels.seat_name); 0 for humans and older bots.
     bot_number = models.PositiveSmallIntegerField(default=0)
+    # Left out of the household history ("Forget Ada" on the Players page): the game
+    # and its replay keep the seat as it was played; only the history skips it.
+    forgotten = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["game", "position"]

@@ -22,6 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.template.defaultfilters import date as django_date
+from django.template.defaultfilters import floatformat
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
@@ -128,6 +129,7 @@ def environment(**options: Any) -> Environment:
             "contains": contains,
             "get_item": get_item,
             "date": at_render(date),
+            "floatformat": at_render(floatformat),
             "json_script": json_script,
         }
     )

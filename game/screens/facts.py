@@ -17,6 +17,7 @@ from game.engine.projection import GameView
 from game.engine.state import STALEMATE_ROUNDS
 from game.screens import regions
 from game.screens.pictures import ROMAN
+from game.storage.household import own_win_label, win_label
 from game.storage.readmodel import Room
 
 
@@ -50,11 +51,19 @@ def outcome(view: GameView, room: Room) -> dict[str, Any] | None:
             "points": result.points[s],
             "cards": result.cards[s],
             "winner": s in result.winners,
+            # The winner's phone: "Your 5th win" (their wins in the household).
+            "own_win": own_win_label(room.seats[s].wins) if room.seats[s].wins else "",
         }
         for place, s in enumerate(result.ranking, start=1)
     ]
     return {
         "rows": rows,
+        # The TV: "Ada's 5th win" for each winning player (bots are not counted).
+        "household_wins": [
+            win_label(room.seats[s].name, room.seats[s].wins)
+            for s in result.winners
+            if room.seats[s].wins
+        ],
         "winners": [room.seats[s] for s in result.winners],
         "shared": result.shared,
         "tie_break": result.tie_break,

@@ -34,7 +34,7 @@ from game.engine.projection import (
 )
 from game.engine.state import Outcome
 from game.models import Game, Seat
-from game.storage import store
+from game.storage import household, store
 from game.storage.history import log_of
 
 
@@ -54,6 +54,9 @@ class SeatInfo:
     # Its phone went silent or its socket closed a moment ago: not away yet (still
     # `connected`), the TV marks it "reconnecting" (game.storage.presence).
     reconnecting: bool = False
+    # A finished game's winning player: their wins in the household counting this
+    # game ("Ada's 5th win", game.storage.household); 0 for everyone else.
+    wins: int = 0
 
     @property
     def name(self) -> str:
@@ -105,6 +108,7 @@ def holder_of(player_key: str) -> str:
 
 
 def room_of(game: Game, seats: list[Seat], next_code: str = "") -> Room:
+    wins = household.wins_at_end(game, seats) if game.status == Game.Status.OVER else {}
     return Room(
         id=game.id,
         code=game.code,
@@ -123,6 +127,7 @@ def room_of(game: Game, seats: list[Seat], next_code: str = "") -> Room:
                 id=s.pk,
                 bot_kind=s.bot_kind,
                 bot_number=s.bot_number,
+                wins=wins.get(s.position, 0),
             )
             for s in sorted(seats, key=lambda s: s.position)
         ),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from game.web import archive_views, help_views, views
+from game.web import archive_views, help_views, household_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -23,4 +23,6 @@ urlpatterns = [
     path("replay/<str:code>/", archive_views.replay, name="replay"),
     path("play/<str:code>/log/", help_views.game_log, name="game_log"),
     path("how-to-play/", help_views.how_to_play, name="how_to_play"),
+    path("players/", household_views.players, name="players"),
+    path("players/forget/", household_views.forget, name="forget_player"),
 ]

@@ -1,0 +1,414 @@
+"""The household history: the Players page's figures, head-to-head, Forget, and the
+winners' household wins on the end screens, checked against games played here.
+
+The games (tests/web/household_games.py) are played to the end through the
+writer: a decisive game, a shared win (a stalemate: nobody bought a card), a
+medium bot, names typed in other cases in Latin, Polish and Greek letters, and
+a game still being played, which counts for nobody.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from game.engine import apply_action, outcome, parse_action
+from game.models import Game, Seat
+from game.storage import household
+from tests.web.helpers import HOST, Screens, db, play_as, started, state_of
+from tests.web.household_games import HOST_KEY, Finished, play
+from tests.web.household_games import household as play_household
+from tests.web.test_live_path import _play_to_the_last_move
+from tests.web.test_postgres import on_postgres
+from tests.web.test_translations import back_to_english  # noqa: F401 (autouse fixture)
+from tests.web.test_views import client_for
+
+pytestmark = pytest.mark.django_db
+
+Figures = tuple[int, int, str, int]  # games, wins, average points (one decimal), best points
+
+
+def key_of(seat: str) -> str:
+    return seat if seat.startswith("bot:") else seat.casefold()
+
+
+def one_decimal(value: Decimal) -> str:
+    return str(value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def expected_figures(
+    games: Iterable[Finished], forgotten: Iterable[str] = ()
+) -> dict[str, Figures]:
+    """Each player's figures as the games' own results give them (a shared win counts)."""
+    results: dict[str, list[tuple[int, bool]]] = {}
+    for game in games:
+        for position, seat in enumerate(game.seats):
+            if key_of(seat) not in forgotten:
+                won = position in game.winners
+                results.setdefault(key_of(seat), []).append((game.points[position], won))
+    return {
+        key: (
+            len(rows),
+            sum(won for _points, won in rows),
+            one_decimal(Decimal(sum(points for points, _won in rows)) / len(rows)),
+            max(points for points, _won in rows),
+        )
+        for key, rows in results.items()
+    }
+
+
+def page_figures(page: str) -> dict[str, Figures]:
+    """The Players page's table, by player key."""
+    found = {}
+    for key, row in re.findall(
+        r'<tr class="figure-line[^"]*" data-key="([^"]*)">(.*?)</tr>', page, re.S
+    ):
+        cells = dict(re.findall(r'<td data-label="([^"]*)">(.*?)</td>', row, re.S))
+        found[html.unescape(key)] = (
+            int(cells["Games"]),
+            int(cells["Wins"]),
+            cells["Average points"],
+            int(cells["Best points"]),
+        )
+    return found
+
+
+def row_names(page: str) -> dict[str, str]:
+    rows = re.findall(r'data-key="([^"]*)">\s*<th scope="row">(.*?)</th>', page, re.S)
+    return {html.unescape(key): html.unescape(name) for key, name in rows}
+
+
+def players_page(client: Client | None = None, query: str = "") -> str:
+    response = (client or Client()).get(f"/players/{query}")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+# ---------------------------------------------------------------- the figures
+
+
+def test_the_players_page_adds_up_the_games_finished_here() -> None:
+    games = play_household()
+    assert games["shared"].winners == (0, 1)  # the stalemate: nobody bought, both win
+    assert 1 in games["bot"].winners  # the bot won a game
+    page = players_page()
+    figures = page_figures(page)
+    assert figures == expected_figures(games.values())
+    # Names match whatever their case, in any script; the game being played counts
+    # for nobody (Ada and Bob sit in it).
+    assert sorted(figures) == ["ada", "bob", "bot:medium", "zoë", "łukasz", "ελένη"]
+    assert [figures[k][0] for k in ("ada", "bob", "łukasz", "ελένη", "zoë")] == [3, 2, 2, 2, 2]
+    # The shared win counts for both who shared it.
+    assert figures["bob"][1] == int(1 in games["first"].winners) + 1
+    # A bot appears under its level; a player by the name typed last.
+    names = row_names(page)
+    assert names["bot:medium"] == "Bot (medium)"
+    assert (names["ada"], names["łukasz"], names["ελένη"]) == ("ada", "ŁUKASZ", "ελένη")
+    # Players first, by wins; bot levels after them.
+    assert list(figures)[-1] == "bot:medium"
+    assert "/players/forget/?name=ada" in page
+    assert "?name=Bot" not in page
+
+
+def test_the_page_reads_the_same_few_rows_however_many_games() -> None:
+    play(["Ada", "Bob"], seed=21)
+    with CaptureQueriesContext(connection) as few:
+        players_page()
+    for seed in (22, 23, 24):
+        play(["Ada", "bot:easy", "Cy"], seed=seed)
+    with CaptureQueriesContext(connection) as more:
+        page = players_page()
+    assert len(more.captured_queries) == len(few.captured_queries) <= 4
+    assert page_figures(page)["ada"][0] == 4
+    # A finished game's snapshot is read once (by a server just started, here): its
+    # outcome never changes.
+    household._outcomes.clear()
+    snapshots = []
+    for _time in range(2):
+        with CaptureQueriesContext(connection) as read:
+            assert page_figures(players_page()) == page_figures(page)
+        snapshots.append(any('"state"' in q["sql"] for q in read.captured_queries))
+    assert snapshots == [True, False]
+
+
+def test_head_to_head_counts_the_games_both_finished() -> None:
+    games = play_household()
+    both = [games["first"], games["shared"]]
+    page = players_page(query="?a=ada&b=bob")
+    duel = re.search(r'<table class="figures duel" id="duel">(.*?)</table>', page, re.S)
+    assert duel is not None
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", duel.group(1))).split())
+    ada_wins = sum(0 in g.winners for g in both)
+    bob_wins = sum(1 in g.winners for g in both)
+    ada_ahead = sum(g.points[0] > g.points[1] for g in both)  # the shared game: a tie
+    bob_ahead = sum(g.points[1] > g.points[0] for g in both)
+    assert text == (
+        f"2 games together ada bob Wins {ada_wins} {bob_wins}"
+        f" Finished ahead of the other {ada_ahead} {bob_ahead}"
+    )
+    assert f'href="/replay/{games["shared"].code}/"' in page.split('id="duel"')[1]
+    assert "have not played a game together" in players_page(query="?a=ada&b=ελένη")
+    assert "Choose two different players." in players_page(query="?a=ada&b=ada")
+    assert "Choose two different players." in players_page(query="?a=ada&b=nobody")
+
+
+def test_a_bot_level_can_be_compared_with_a_player() -> None:
+    games = play_household()
+    page = players_page(query="?a=bot:medium&b=%C5%82ukasz")  # łukasz
+    assert "1 game together" in page
+    bot = games["bot"]
+    assert f"Wins</th><td>{int(1 in bot.winners)}</td><td>{int(2 in bot.winners)}</td>" in page
+
+
+@pytest.mark.parametrize(
+    ("language", "texts"),
+    [
+        (
+            "de",
+            ["Siege", "Punkte im Schnitt", "Bot (mittel)", "Direkter Vergleich", "ada vergessen"],
+        ),
+        ("fi", ["Voitot", "Pisteet keskimäärin", "Botti (keskitaso)", "Keskinäiset pelit"]),
+    ],
+)
+def test_the_players_page_speaks_the_screens_language(language: str, texts: list[str]) -> None:
+    play_household()
+    client = Client()
+    client.cookies["django_language"] = language
+    page = players_page(client)
+    for text in texts:
+        assert text in page
+
+
+def test_the_start_page_links_to_the_players_page() -> None:
+    assert 'href="/players/"' in Client().get("/").content.decode()
+
+
+def test_with_no_finished_game_the_page_says_so() -> None:
+    assert "No finished games yet" in players_page()
+
+
+# ---------------------------------------------------------------- forgetting a player
+
+
+def test_forgetting_a_player_asks_first_then_keeps_every_game_and_everyone_else() -> None:
+    games = play_household()
+    before = page_figures(players_page())
+    rows = (Game.objects.count(), Seat.objects.count())
+    client = Client(enforce_csrf_checks=True)
+
+    asked = client.get("/players/forget/", {"name": "zoË"})  # any spelling finds her
+    assert asked.status_code == 200
+    confirm = asked.content.decode()
+    assert "Forget ZOË?" in html.unescape(confirm)
+    assert page_figures(players_page()) == before  # asking forgets nothing
+
+    assert client.post("/players/forget/", {"name": "ZOË"}).status_code == 403  # no CSRF token
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', confirm)
+    assert token is not None
+    done = client.post(
+        "/players/forget/", {"name": "ZOË", "csrfmiddlewaretoken": token.group(1)}, follow=True
+    )
+    assert done.redirect_chain == [("/players/", 302)]
+    page = done.content.decode()
+    assert "ZOË is no longer in the history; their games are kept." in html.unescape(page)
+
+    after = page_figures(page)
+    assert "zoë" not in after
+    assert after == {k: v for k, v in before.items() if k != "zoë"}
+    assert after == expected_figures(games.values(), forgotten={"zoë"})
+    # She is not offered for head-to-head either; the games and seats are all kept.
+    assert 'value="zoë"' not in page
+    assert (Game.objects.count(), Seat.objects.count()) == rows
+    assert sorted(Seat.objects.filter(forgotten=True).values_list("name", flat=True)) == [
+        "ZOË",
+        "Zoë",
+    ]
+    assert games["again"].code in Client().get("/").content.decode()
+    # A new game under her name starts a new history.
+    play(["Zoë", "Bob"], seed=31)
+    assert page_figures(players_page())["zoë"][0] == 1
+
+
+def test_forgetting_nobody_or_a_bot_is_not_found() -> None:
+    play_household()
+    assert Client().get("/players/forget/", {"name": "Nobody"}).status_code == 404
+    assert Client().get("/players/forget/", {"name": "Bot (medium)"}).status_code == 404
+    assert Client().post("/players/forget/", {"name": ""}).status_code == 404
+
+
+# ---------------------------------------------------------------- the end screens
+
+
+def wins_in_order(games: list[Finished]) -> list[dict[int, int]]:
+    """For each game, each winning player's wins so far (bots left out)."""
+    wins: dict[str, int] = {}
+    found = []
+    for game in games:
+        now = {}
+        for position in game.winners:
+            seat = game.seats[position]
+            if not seat.startswith("bot:"):
+                wins[key_of(seat)] = wins.get(key_of(seat), 0) + 1
+                now[position] = wins[key_of(seat)]
+        found.append(now)
+    return found
+
+
+def end_screen(key: str, path: str, language: str = "en") -> str:
+    client = client_for(key)
+    client.cookies["django_language"] = language
+    response = client.get(path, HTTP_HOST=HOST)
+    assert response.status_code == 200
+    return html.unescape(response.content.decode())
+
+
+def test_the_end_screens_say_each_winners_household_win() -> None:
+    games = play_household()
+    counted = wins_in_order(list(games.values()))
+    assert counted[1] == {
+        0: 1 + (0 in games["first"].winners),
+        1: 1 + (1 in games["first"].winners),
+    }
+    for game, wins in zip(games.values(), counted, strict=True):
+        tv = end_screen(HOST_KEY, f"/host/{game.code}/")
+        assert '<a href="/players/">Players</a>' in tv
+        said = re.findall(r'<p class="household-win">(.*?)</p>', tv)
+        ordinals = {1: "1st", 2: "2nd", 3: "3rd"}
+        assert said == [f"{game.seats[p]}'s {ordinals[n]} win" for p, n in wins.items()]
+        for position, n in wins.items():
+            phone = end_screen(game.keys[position], f"/play/{game.code}/")
+            assert f'<p class="household-win">Your {ordinals[n]} win</p>' in phone
+    # The bot's win is not a player's.
+    assert counted[2] == {}
+    shared, (ada, bob) = games["shared"], counted[1].values()
+    german = end_screen(HOST_KEY, f"/host/{shared.code}/", "de")
+    assert f"{ada}. Sieg für {shared.seats[0]}" in german
+    finnish = end_screen(HOST_KEY, f"/host/{shared.code}/", "fi")
+    assert f"{shared.seats[1]}: {bob}. voitto" in finnish
+    assert f"{bob}. voittosi" in end_screen(shared.keys[1], f"/play/{shared.code}/", "fi")
+
+
+def _winners_after(game_id: int, last: str) -> tuple[int, ...]:
+    after = state_of(game_id).copy()
+    apply_action(after, parse_action(last))
+    ended = outcome(after)
+    assert ended is not None
+    return ended.winners
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_game_ending_live_tells_the_tv_and_the_winners_phone(screens: Screens) -> None:
+    earlier = await db(play)(["Ada", "Bob"], seed=51)
+    table = await db(started)(("ADA", "BOB"))
+    last, version = await db(_play_to_the_last_move)(table)
+    winner = (await db(_winners_after)(table.game_id, last))[0]
+    name = table.player(winner).name
+    wins = 1 + (winner in earlier.winners)  # the same seats, the same names in other cases
+    tv = await screens.tv(table)
+    phone = await screens.phone(table, winner)
+    await tv.until_version(version)
+    await phone.until_version(version)
+    assert "household-win" not in tv.view
+    await db(play_as)(table, last)
+    await tv.until_version(version + 1)
+    await phone.until_version(version + 1)
+    ordinal = {1: "1st", 2: "2nd"}[wins]
+    assert f'<p class="household-win">{name}&#39;s {ordinal} win</p>' in tv.log[-1]
+    assert f'<p class="household-win">Your {ordinal} win</p>' in phone.view
+
+
+def test_an_old_end_screen_keeps_its_count_after_later_wins() -> None:
+    first = play(["Ada", "Bob"], seed=41)
+    winner = first.seats[first.winners[0]]
+    for seed in (42, 43):
+        play(["Ada", "Bob"], seed=seed)
+    household._wins_at_end.cache_clear()  # as a restarted server reads it
+    tv = end_screen(HOST_KEY, f"/host/{first.code}/")
+    assert f"{winner}'s 1st win" in tv
+
+
+def test_ordinals_in_each_language() -> None:
+    from django.utils import translation
+
+    said = [household.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111)]
+    assert said == ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th"] + [
+        "21st",
+        "22nd",
+        "23rd",
+        "101st",
+        "111th",
+    ]
+    for language in ("de", "fi"):
+        with translation.override(language):
+            assert household.ordinal(5) == "5."
+            assert household.ordinal(22) == "22."
+
+
+# ---------------------------------------------------------------- PostgreSQL
+
+
+HOUSEHOLD_ON_POSTGRES = """
+import json, django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+from django.db import connection
+from game.storage import household
+from game.writer import services
+from game.models import Game
+from tests.web.household_games import household as play_household
+
+games = play_household()
+services.wait_for_bot_turns()
+
+def figures():
+    return {
+        f.entry.key: [f.games, f.wins, f"{f.average:.4f}", f.best]
+        for f in household.figures(household.games_played())
+    }
+
+before = figures()
+forgotten = household.forget("ZOË")
+game = Game.objects.get(pk=games["again"].game_id)
+print(json.dumps({
+    "vendor": connection.vendor,
+    "games": {name: [g.seats, list(g.points), list(g.winners)] for name, g in games.items()},
+    "before": before,
+    "after": figures(),
+    "forgotten": forgotten,
+    "wins": household.wins_at_end(game, list(game.seats.all())),
+}))
+"""
+
+
+@pytest.mark.slow
+def test_the_history_adds_up_the_same_on_postgres() -> None:
+    lines = on_postgres(HOUSEHOLD_ON_POSTGRES)
+    found = json.loads(lines[-1])
+    assert found["vendor"] == "postgresql"
+    games = [
+        Finished(0, "", seats, tuple(points), tuple(winners), {})
+        for seats, points, winners in found["games"].values()
+    ]
+    assert found["games"]["shared"][2] == [0, 1]
+
+    def rounded(figures: dict[str, list[object]]) -> dict[str, Figures]:
+        return {
+            k: (int(g), int(w), one_decimal(Decimal(str(a))), int(b))  # type: ignore[call-overload]
+            for k, (g, w, a, b) in figures.items()
+        }
+
+    assert rounded(found["before"]) == expected_figures(games)
+    assert sorted(found["before"]) == ["ada", "bob", "bot:medium", "zoë", "łukasz", "ελένη"]
+    assert rounded(found["after"]) == expected_figures(games, forgotten={"zoë"})
+    assert found["forgotten"] == 2
+    again = games[-1]
+    assert found["wins"] == {str(again.winners[0]): wins_in_order(games)[-1][again.winners[0]]}
