@@ -116,7 +116,8 @@ from game.bench.loopback import (
     run_child,
 )
 from game.engine import apply_action, new_game
-from game.engine.bots import Bot, make_bot
+from game.engine.bot_registry import make_bot
+from game.engine.bots import Bot
 
 clock = time.perf_counter
 

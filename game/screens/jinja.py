@@ -31,6 +31,7 @@ from jinja2.parser import Parser
 from markupsafe import Markup, escape
 
 from game.languages import current
+from game.screens import words
 from game.templatetags import splendor
 
 
@@ -120,7 +121,7 @@ def environment(**options: Any) -> Environment:
     # cache) takes a lock at each {% include %}, and the fragments are a fixed few dozen.
     options.setdefault("cache_size", -1)
     env = FragmentEnvironment(extensions=[DjangoTranslations], **options)
-    env.globals.update({"url": url, "static": static})
+    env.globals.update({"url": url, "static": static, **words.TEMPLATE_WORDS})
     # Pictures are filters, `{{ colour|chip(amount) }}`: Jinja2 calls a filter directly,
     # a function through Context.call, which cost more than drawing the (remembered) chip.
     env.filters.update(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.models import Game, Move, Seat
 from game.records import archive
 from game.writer import services

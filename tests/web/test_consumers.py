@@ -14,7 +14,7 @@ from django.test import Client
 from pytest_django.fixtures import Settings
 
 from game.engine import legal_actions
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.models import Game, Move, Presence, Seat, new_player_key
 from game.writer import services
 from tests.web.helpers import (

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from game.engine import new_game
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.engine.projection import TABLE, card_view, noble_view, view_for
 from game.engine.rules import apply_action
 from game.storage.readmodel import Room, SeatInfo, decode_view, encode_view

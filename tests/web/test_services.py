@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from game.engine import legal_actions
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.models import Game, Move, Seat, new_player_key
 from game.writer import services
 from tests.web.helpers import (

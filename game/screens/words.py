@@ -1,0 +1,32 @@
+"""The game's vocabulary as templates read it: compare with PHASE.RETURN, not with "return".
+
+Pages get these names from a context processor (game.web.context_processors), the
+fragments (templates/jinja2/) as globals of their environment (game.screens.jinja).
+The JavaScript gets JS_VOCABULARY as JSON from base.html.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, Colour, Phase, SeatRole
+from game.models import Game
+
+# Plain dicts, so a template reads PHASE.RETURN (an Enum class would be called).
+PHASE: dict[str, str] = {phase.name: phase.value for phase in Phase}
+ACTION: dict[str, str] = {kind.name: kind.value for kind in ActionKind}
+COLOUR: dict[str, str] = {colour.name: colour.slug for colour in Colour}
+ROLE: dict[str, str] = {role.name: role.value for role in SeatRole}
+# A game's status (lobby, playing, over) is the web side's word, kept by the model.
+STATUS: dict[str, str] = {status.name: status.value for status in Game.Status}
+
+# What base.html hands the JavaScript as JSON: what static/js/app.js reads.
+JS_VOCABULARY: dict[str, Any] = {"letters": COLOUR_LETTERS}
+
+TEMPLATE_WORDS: dict[str, Any] = {
+    "PHASE": PHASE,
+    "ACTION": ACTION,
+    "COLOUR": COLOUR,
+    "ROLE": ROLE,
+    "STATUS": STATUS,
+}
