@@ -10,7 +10,7 @@ import pytest
 from django.template import engines
 from django.test import Client, RequestFactory
 
-from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, Colour, Phase
+from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, Phase
 from game.models import Game
 from game.storage.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
 
@@ -21,15 +21,22 @@ JSON_SCRIPT = re.compile(
 )
 
 
-def test_every_page_hands_the_javascript_the_vocabulary() -> None:
+def test_every_page_hands_the_javascript_the_colour_letters() -> None:
     page = Client().get("/").content.decode()
     (found,) = JSON_SCRIPT.findall(page)
-    vocabulary = json.loads(found)
-    assert vocabulary["letters"] == COLOUR_LETTERS == "wugrky"
-    assert vocabulary["colours"] == [c.slug for c in Colour]
-    assert vocabulary["phases"] == {p.name: p.value for p in Phase}
-    assert vocabulary["actions"] == {k.name: k.value for k in ActionKind}
-    assert vocabulary["statuses"] == {"LOBBY": "lobby", "PLAYING": "playing", "OVER": "over"}
+    assert json.loads(found) == {"letters": COLOUR_LETTERS}  # what static/js/app.js reads
+    script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
+    assert '"splendor-vocabulary"' in script and COLOUR_LETTERS not in script
+
+
+def test_fragments_compare_with_the_vocabulary_too() -> None:
+    template = engines["jinja2"].from_string(
+        "{% if phase == PHASE.RETURN %}give back{% endif %} {{ ACTION.BUY }} {{ COLOUR.BLACK }}"
+        " {{ ROLE.STAND_IN }} {% if status == STATUS.LOBBY %}waiting{% endif %}"
+    )
+    assert template.render({"phase": Phase.RETURN, "status": "lobby"}) == (
+        "give back buy black stand_in waiting"
+    )
 
 
 def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:
