@@ -1,4 +1,5 @@
-"""Player names in any script: cleaned, limited by what people see as characters.
+"""Player names in any script, cleaned and limited by what people see as characters;
+and the room codes people type.
 
 Pure standard library (no Django), so the engine-free parts and tests can use it.
 """
@@ -91,3 +92,15 @@ def clean_name(name: object) -> str:
         kept.append(cluster)
         size += len(cluster)
     return "".join(kept).strip()
+
+
+# A room or rejoin code: letters only, so a typed one never reaches a query as anything else.
+CODE_MAX = 8
+
+
+def read_code(typed: object) -> str:
+    """Return a typed room or rejoin code as stored (upper case, no spaces), or ""."""
+    code = "".join(str(typed).split()).upper()
+    if 0 < len(code) <= CODE_MAX and code.isascii() and code.isalpha():
+        return code
+    return ""

@@ -54,7 +54,7 @@ def fragment(element: str, version: int) -> str:
     return (head + _FILLER)[: FRAGMENT_BYTES - 6] + "</div>"
 
 
-class Fanout(AsyncWebsocketConsumer):
+class Fanout(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types
     """One screen: the whole fragment on connect, then one fragment per change."""
 
     code: str

@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -393,3 +394,42 @@ class MiniWebSocket:
                 self._flush()
         with contextlib.suppress(OSError):
             self.sock.close()
+
+
+def flood(
+    port: int, path: str, session: str, version: int, sockets: int, stop: Any, out: Any
+) -> None:
+    """One phone flooding the server: `sockets` sockets with its cookie, each sending hint
+    and full-view requests as fast as it can and reading what comes back, until `stop`
+    (a multiprocessing Event) is set; puts (sent, answered, sockets still open) on `out`.
+
+    Run in a process of its own, so that the flood's client work does not slow the
+    measuring client's threads (they would share one interpreter lock)."""
+    counts: list[tuple[int, int, int]] = []
+    lock = threading.Lock()
+
+    def run(ws: MiniWebSocket) -> None:
+        sent = answered = 0
+        kept = 1
+        try:
+            while not stop.is_set():
+                ws.send_json({"hint": True, "version": version})
+                ws.send_json({"sync": True})
+                sent += 2
+                while ws.pending or select.select([ws.sock], [], [], 0)[0]:
+                    ws.receive()
+                    answered += 1
+        except (Closed, OSError):
+            kept = 0
+        with lock:
+            counts.append((sent, answered, kept))
+
+    phones = [MiniWebSocket(port, path, session) for _ in range(sockets)]
+    threads = [threading.Thread(target=run, args=(ws,), daemon=True) for ws in phones]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for ws in phones:
+        ws.close()
+    out.put(tuple(sum(c[i] for c in counts) for i in range(3)))

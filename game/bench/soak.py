@@ -42,6 +42,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from game.bench.loopback import VERSION, rss_bytes, run_child
 from game.bench.web import SEATS, Table, greedy_bots, project_table
+from game.models import Game
+from game.writer import services
 
 CHILD_ENV = "SPLENDOR_SOAK_DB"
 WAIT = 60.0  # seconds a screen may take to show a change before the soak fails
@@ -98,9 +100,6 @@ class Screen:
 
 def read_state(code: str) -> Any:
     from django.db import connection
-
-    from game.models import Game
-    from game.writer import services
 
     try:
         return services.load_state(Game.objects.get(code=code))

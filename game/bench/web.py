@@ -4,6 +4,7 @@
                                [--busy-games 10] [--idle-sockets 200] [--quick]
                                [--no-scale] [--scale-only] [--ping-every 2]
                                [--no-heartbeats] [--restart-after 60] [--no-restart]
+                               [--no-flood]
 
 The same client drives both servers through the same games. A game is five
 screens (the TV and four seated phones); the phone whose turn it is sends the
@@ -48,6 +49,10 @@ their ratio:
   game's version, the sockets each screen opened in the --restart-after (60) s
   after that (0 is the target), and the p99 of the actions played in them. The
   bare server forgets its games when killed: any view counts as current there.
+- a flood (the project only, --no-flood skips it): another game's TV times its
+  heartbeat quiet, then while one phone (one cookie) opens 20 sockets and sends
+  hint and full-view requests from each as fast as it can; the ratio of the
+  medians is the figure (the per-phone limits are what keep it near 1).
 
 Every screen sends the page's heartbeat, {"ping": true} every --ping-every (2)
 seconds, each at a phase of its own (pages open at different moments), as
@@ -78,6 +83,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import multiprocessing
 import os
 import platform
 import random
@@ -98,8 +104,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
 
 from game.bench.loopback import (
     LOOPBACK,
@@ -115,9 +123,12 @@ from game.bench.loopback import (
     rss_bytes,
     run_child,
 )
+from game.bench.loopback import flood as loopback_flood
 from game.engine import apply_action, new_game
 from game.engine.bot_registry import make_bot
 from game.engine.bots import Bot
+from game.models import Game, new_player_key
+from game.writer import services
 
 clock = time.perf_counter
 
@@ -255,12 +266,6 @@ def project_table(number: int, bots: int = 0, played: int = 0) -> Table:
 
     Deterministic per number. The cookies are the host's and each phone's sessions.
     """
-    from django.contrib.sessions.backends.db import SessionStore
-    from django.db import connection
-
-    from game.models import Game, new_player_key
-    from game.writer import services
-
     try:
         host_key = new_player_key()
         game = services.create_game(host_key)
@@ -779,9 +784,9 @@ class LiveScreen:
 
     def backoff(self) -> float:
         if self.failures <= 1:
-            return self.random.uniform(*RECONNECT_FIRST)
+            return float(self.random.uniform(*RECONNECT_FIRST))
         wait = RECONNECT_FIRST[1] * 2 ** (self.failures - 1)
-        return min(RECONNECT_CAP, wait) * self.random.uniform(0.5, 1.0)
+        return float(min(RECONNECT_CAP, wait) * self.random.uniform(0.5, 1.0))
 
     def run(self, stop: threading.Event) -> None:
         for _attempt in range(MAX_ACTIONS):
@@ -1035,6 +1040,66 @@ def restart(
     )
 
 
+# ---------------------------------------------------------------- the flood phase
+
+FLOOD_SOCKETS = 20  # one phone's sockets (its cookie), each sending as fast as it can
+FLOOD_ROUND_TRIPS = 40  # the other game's TV heartbeats timed, quiet and then under the flood
+
+
+@dataclass
+class Flood:
+    """Another game's TV, quiet and while one phone floods the server from many sockets."""
+
+    quiet: list[float]  # the TV's heartbeat round trips (s) before the flood
+    busy: list[float]  # and during it
+    kept: int  # of the phone's sockets, those the server kept open to the end
+    sent: int  # messages the phone's sockets sent
+    answered: int  # and the replies they got
+
+
+def round_trips(tv: MiniWebSocket, count: int) -> list[float]:
+    """Time `count` heartbeats of a TV, a tenth of a second apart (the page's own rate
+    is one every PING_EVERY; this one stays within the TV's message rate)."""
+    times = []
+    for _ in range(count):
+        start = clock()
+        tv.settle(start + WAIT)
+        times.append(clock() - start)
+        time.sleep(0.1)
+    return times
+
+
+def flood(target: Target) -> Flood:
+    """Time another game's TV quiet, then while one phone floods from FLOOD_SOCKETS sockets
+    (in a process of its own: see loopback.flood)."""
+    tv_table, phone_table = target.next_table(think=False), target.next_table(think=False)
+    port = target.servers[0].port
+    tv = MiniWebSocket(port, f"/ws/game/{tv_table.code}/table/", tv_table.cookies[0])
+    spawn = multiprocessing.get_context("spawn")
+    stop, out = spawn.Event(), spawn.Queue()
+    flooder = spawn.Process(
+        target=loopback_flood,
+        args=(port, f"/ws/game/{phone_table.code}/seat/", phone_table.cookies[1]),
+        kwargs={"version": phone_table.version, "sockets": FLOOD_SOCKETS, "stop": stop, "out": out},
+        daemon=True,
+    )
+    try:
+        tv.wait_version(tv_table.version, clock() + WAIT)
+        quiet = round_trips(tv, FLOOD_ROUND_TRIPS)
+        flooder.start()
+        time.sleep(2.0)  # the flood under way, its sockets open and their first bursts spent
+        busy = round_trips(tv, FLOOD_ROUND_TRIPS)
+        stop.set()
+        sent, answered, kept = out.get(timeout=WAIT)
+    finally:
+        stop.set()
+        flooder.join(timeout=WAIT)
+        if flooder.is_alive():
+            flooder.kill()
+        tv.close()
+    return Flood(quiet=quiet, busy=busy, kept=kept, sent=sent, answered=answered)
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -1088,6 +1153,7 @@ class Command(BaseCommand):
             help="seconds of play measured after a restart, once every screen is current",
         )
         parser.add_argument("--no-restart", action="store_true", help="skip the restart phase")
+        parser.add_argument("--no-flood", action="store_true", help="skip the flood phase")
         parser.add_argument(
             "--postgres-url",
             default=POSTGRES_URL,
@@ -1187,6 +1253,8 @@ class Command(BaseCommand):
             command.append(f"--{name.replace('_', '-')}={options[name]}")
         if options["no_restart"]:
             command.append("--no-restart")
+        if options["no_flood"]:
+            command.append("--no-flood")
         # Four measurements a server, two servers, connecting, start-up; then it is stopped.
         limit = (
             10 * options["seconds"]
@@ -1255,6 +1323,8 @@ class Command(BaseCommand):
                 )
             try:
                 results = self.measure_targets(targets, options)
+                if not options["no_flood"]:
+                    self.flood_target(targets["project"])
                 restarts = {}
                 if not options["no_restart"]:
                     for name, target in targets.items():
@@ -1271,6 +1341,19 @@ class Command(BaseCommand):
             self.print_restarts(restarts["project"], restarts["bare"], options["restart_after"])
         else:
             self.line("Restart: skipped (--no-restart)")
+
+    def flood_target(self, target: Target) -> None:
+        """The flood phase: the figure is the project's own, quiet against flooded."""
+        result = flood(target)
+        quiet, busy = percentile(result.quiet, 0.5), percentile(result.busy, 0.5)
+        self.line(
+            f"flood: another game's TV heartbeat round trip, median {ms(quiet)} quiet, "
+            f"{ms(busy)} while one phone floods from {FLOOD_SOCKETS} sockets "
+            f"({busy / quiet:.2f}x, target <= 2x; p90 {ms(percentile(result.quiet, 0.9))} "
+            f"and {ms(percentile(result.busy, 0.9))}); the server kept {result.kept} of "
+            f"the phone's sockets open, and answered {result.answered} of its "
+            f"{result.sent} messages"
+        )
 
     def restart_target(
         self, name: str, target: Target, process: ServerProcess, options: dict[str, Any]

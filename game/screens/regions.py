@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from sys import intern
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from django.utils.safestring import SafeString
 
@@ -88,7 +88,7 @@ def remember(key: Hashable, make: Callable[[], T]) -> T:
         _young_size += 1
         if _young_size >= _CACHE_SIZE // 2:
             _young, _old, _young_size = {}, _young, 0
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def _plain(html: str) -> str:
@@ -218,7 +218,7 @@ class Screen:
 # What each socket remembers is kept small: a server holds thousands of sockets.
 # Region ids and layouts are shared strings and tuples, and a hash per region is
 # one machine word in an array, not an int object in a dict.
-Digests = array  # array("q") of hash(html), one per region or item
+Digests: TypeAlias = "array[int]"  # array("q") of hash(html), one per region or item
 
 
 def _digests(htmls: Iterable[str]) -> Digests:

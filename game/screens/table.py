@@ -24,6 +24,7 @@ from game.screens.join_qr import REJOIN_MASK, qr_svg, rejoin_url
 from game.screens.regions import STATIC
 from game.storage import history
 from game.storage.readmodel import Room
+from game.templatetags.splendor import ROMAN
 from game.templatetags.splendor import card as card_html
 
 
@@ -71,7 +72,7 @@ def _player(
         "is_host": host["is_host"],
         "csrf": host["csrf"],
         "outcome": host["over"],
-        "roman": facts.ROMAN,
+        "roman": ROMAN,
         "just": just,
     }
     # Each part's key holds the markers that part shows, no more: with every marker in

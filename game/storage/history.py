@@ -29,6 +29,8 @@ from game.engine.projection import (
     noble_view,
 )
 from game.engine.state import EMPTY
+from game.models import Game
+from game.storage import store
 
 # Take events are told apart so each reads naturally: three colours, two of one, fewer.
 TAKE_THREE = "take3"
@@ -238,10 +240,6 @@ def _read_moves(
     game_id: int, replay: _Replay | None, moves: int, keep: int | None = None
 ) -> tuple[_Replay, History]:
     """Continue (or start, keeping `keep` turns) the replay with the moves it has not seen."""
-    # Imported here: the replay above stays usable without Django.
-    from game.models import Game
-    from game.storage import store
-
     if replay is None:
         game = Game.objects.get(pk=game_id)
         start = new_game(game.seats.count(), game.seed, game.first_player, game.house_no_gold_small)

@@ -47,11 +47,7 @@ class _Shape(NamedTuple):
 
 @cache
 def _shape(model: type[Model]) -> _Shape:
-    fields = tuple(
-        f
-        for f in model._meta.concrete_fields
-        if not isinstance(f, DateTimeField)  # type: ignore[misc]
-    )
+    fields = tuple(f for f in model._meta.concrete_fields if not isinstance(f, DateTimeField))
     converted = tuple(
         (i, f) for i, f in enumerate(fields) if isinstance(f, BooleanField | SnapshotField)
     )

@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
+from game import names
 from game.bot_levels import seat_name
 from game.engine import GameState, new_game, outcome, parse_action
 from game.engine.rules import apply_action
@@ -24,7 +25,6 @@ from game.records import archive
 from game.screens import snapshot
 from game.storage import history
 from game.storage.readmodel import Room, SeatInfo
-from game.web import forms
 from game.writer import services
 
 GAMES_PER_PAGE = 8
@@ -109,7 +109,7 @@ def games(request: HttpRequest) -> HttpResponse:
 
 
 def _started_game(code: str) -> Game:
-    room = forms.read_code(code)  # never a query with what is not a code (NUL, for one)
+    room = names.read_code(code)  # never a query with what is not a code (NUL, for one)
     game = (
         Game.objects.filter(code=room).exclude(status=Game.Status.LOBBY).first() if room else None
     )

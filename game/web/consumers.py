@@ -36,7 +36,7 @@ from game.screens.table import table_screen
 from game.storage import presence, store
 from game.storage.readmodel import Room, holder_of, read
 from game.web import inbound, limits
-from game.writer import events, liveness, services, standin
+from game.writer import events, liveness, services
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def _port(scope: dict[str, Any]) -> str:
     """Return the port the screen used, for the join link (the host is the LAN address)."""
     for name, value in scope.get("headers", []):
         if name == b"host":
-            host = value.decode("latin-1")
+            host: str = value.decode("latin-1")
             if ":" in host.rsplit("]", 1)[-1]:
                 return host.rsplit(":", 1)[1]
             return "80"
@@ -111,7 +111,7 @@ def _read_seat(game_id: int, seat_id: int) -> tuple[Room, GameView | None, str, 
     return room, view, log, holders.get(seat_id, ""), seat.position
 
 
-class GameConsumer(AsyncWebsocketConsumer):
+class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types
     """A TV table (role "table") or a phone (role "seat") following one game."""
 
     game_id: int | None = None
@@ -176,7 +176,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.game_id = game_id
         if self.role == "seat":
             self.seat_id = seat_id
-            self.group = events.seat_group(game_id, seat_id)  # type: ignore[arg-type]
+            self.group = events.seat_group(game_id, seat_id)
         else:
             self.group = events.table_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -225,7 +225,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             if self.seat_id is not None:
                 await database_sync_to_async(presence.leave)(self.channel_name)
                 await self.announce_presence(game_id)
-                await database_sync_to_async(standin.phone_left)(game_id)
+                await database_sync_to_async(services.phone_left)(game_id)
         except Exception:  # the layer or the database went away: the row expires by itself
             log.exception("Could not forget the presence of %s", self.channel_name)
 
@@ -239,19 +239,28 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         self.heard = time.monotonic()  # any message: the screen is there (game.writer.liveness)
+        # The phone's rate first: a message over it costs no parsing and no translation.
+        verdict = limits.allow(self.share, self.heard) if self.share else "ok"
+        if verdict == "drop":
+            return
         with translation.override(self.language):  # every answer in the screen's language
             try:
-                await self.answer(inbound.read_message(text_data, bytes_data))
+                if verdict == "ok":
+                    await self.answer(inbound.read_message(text_data, bytes_data))
+                else:
+                    await self.over_rate(verdict)
             except Exception:  # never let one message close the socket with 1011
                 log.exception("Message from %s failed", self.channel_name)
                 await self.send_flash(_("Something went wrong; please try again."))
 
+    async def over_rate(self, verdict: limits.Verdict) -> None:
+        """A message over the phone's rate: told at most once a second, a flood closed."""
+        if verdict == "tell":
+            await self.send_flash(inbound.too_fast().problem)
+        elif verdict == "close":
+            await self.close(code=limits.POLICY_VIOLATION)
+
     async def answer(self, message: inbound.Inbound) -> None:
-        verdict = limits.allow(self.share, time.monotonic()) if self.share else "ok"
-        if verdict != "ok":  # over the phone's rate: told at most once a second
-            if verdict == "tell":
-                await self.send_flash(inbound.too_fast().problem)
-            return
         if message.kind == "ping":
             await self.heartbeat()
         elif message.kind == "sync":

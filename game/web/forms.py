@@ -7,18 +7,8 @@ from django.utils.translation import gettext_lazy as _
 
 from game import names
 
+
 # Room codes are letters only (models.ROOM_CODE_ALPHABET); allow a little slack.
-CODE_MAX = 8
-
-
-def read_code(typed: object) -> str:
-    """Return a typed room or rejoin code as stored (upper case, no spaces), or ""."""
-    code = "".join(str(typed).split()).upper()
-    if 0 < len(code) <= CODE_MAX and code.isascii() and code.isalpha():
-        return code
-    return ""
-
-
 class JoinForm(forms.Form):
     # The browser limits what is typed; this only keeps absurd posts out.
     name = forms.CharField(max_length=1000, strip=True)
@@ -34,7 +24,7 @@ class RejoinForm(forms.Form):
     rejoin_code = forms.CharField(max_length=100)
 
     def clean_rejoin_code(self) -> str:
-        code = read_code(self.cleaned_data["rejoin_code"])
+        code = names.read_code(self.cleaned_data["rejoin_code"])
         if not code:
             raise forms.ValidationError(_("That rejoin code does not match a seat in this game."))
         return code
@@ -44,7 +34,7 @@ class FindForm(forms.Form):
     code = forms.CharField(max_length=100)
 
     def clean_code(self) -> str:
-        return read_code(self.cleaned_data["code"])
+        return names.read_code(self.cleaned_data["code"])
 
 
 class SeatForm(forms.Form):

@@ -11,13 +11,13 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
+from game import names
 from game.engine import GameState, outcome
 from game.engine.vocabulary import COLOUR_SLUGS
 from game.models import Game
 from game.screens.facts import log_items
 from game.storage.history import log_context
 from game.storage.readmodel import read
-from game.web import forms
 
 
 def how_to_play(request: HttpRequest) -> HttpResponse:
@@ -31,16 +31,16 @@ def how_to_play(request: HttpRequest) -> HttpResponse:
 
 def game_log(request: HttpRequest, code: str) -> HttpResponse:
     """Every finished turn of a game, newest first: the fragment a phone's Log sheet shows."""
-    typed = forms.read_code(code)  # never a query with what is not a code (NUL, for one)
+    typed = names.read_code(code)  # never a query with what is not a code (NUL, for one)
     game = Game.objects.filter(code=typed).first() if typed else None
     if game is None:
         raise Http404(_("There is no game with this code."))
     room, _holders, state, _log = read(game.id)
     if state is None:
         return _log_page(request, log_items([], None))
-    names = [seat.name for seat in room.seats]  # as every screen says them (bots by level)
-    context = log_context(game.id, state.moves, names)
-    return _log_page(request, log_items(context["log"], _outcome_line(state, names)))  # type: ignore[arg-type]
+    seat_names = [seat.name for seat in room.seats]  # as every screen says them (bots by level)
+    context = log_context(game.id, state.moves, seat_names)
+    return _log_page(request, log_items(context["log"], _outcome_line(state, seat_names)))  # type: ignore[arg-type]
 
 
 def _log_page(request: HttpRequest, items: dict[str, str]) -> HttpResponse:

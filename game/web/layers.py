@@ -32,7 +32,7 @@ from game.storage.readmodel import Room, from_wire, to_wire
 _IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes, Room, GameView})
 
 
-class InMemoryChannelLayer(StockInMemoryChannelLayer):
+class InMemoryChannelLayer(StockInMemoryChannelLayer):  # type: ignore[misc]  # Channels ships no types
     CLEAN_EVERY = 1.0  # seconds between walks over all channels and groups
 
     _cleaned_at = 0.0
@@ -42,7 +42,7 @@ class InMemoryChannelLayer(StockInMemoryChannelLayer):
         if now - self._cleaned_at < self.CLEAN_EVERY:
             return
         self._cleaned_at = now
-        super()._clean_expired()  # type: ignore[no-untyped-call]
+        super()._clean_expired()
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
         if any(type(value) not in _IMMUTABLE for value in message.values()):

@@ -5,7 +5,9 @@ its cookie). All sockets of one phone (its session's player key; a table screen
 without a key is a phone of its own) in this process share:
 
 - one message rate (a token bucket, SPLENDOR_SOCKET_RATE a second, twice that at once);
-  a socket over it is answered at most once a second ("slow down"), the rest dropped;
+  a socket over it is answered at most once a second ("slow down"), the rest dropped,
+  and one that sends FLOOD_DROPPED more before the next second is closed (1008: a
+  script, not a page, and reading it on would take the server's time from every game);
 - full views ({"sync": true}): the first at once, then at most one a second for the
   phone; a socket asking sooner gets one later (once, however often it asked);
 - one hint search at a time;
@@ -28,8 +30,12 @@ from game.web.inbound import RateLimit
 # "slow down" answers to one socket.
 FULL_VIEW_EVERY = 1.0
 TOLD_EVERY = 1.0
+# Messages dropped between two "slow down" answers that close the socket. A page sends a
+# heartbeat every 2 s and a tap now and then; only a script sends fifty too many a second.
+FLOOD_DROPPED = 50
+POLICY_VIOLATION = 1008  # the websocket close code for it (RFC 6455)
 
-Verdict = Literal["ok", "tell", "drop"]
+Verdict = Literal["ok", "tell", "drop", "close"]
 
 
 @dataclass(eq=False)
@@ -51,6 +57,7 @@ class Socket:
     channel: str
     seat: bool
     told: float = -TOLD_EVERY
+    dropped: int = 0  # since it was last told
     full_pending: bool = False
 
 
@@ -85,13 +92,15 @@ def leave(socket: Socket) -> None:
 
 
 def allow(socket: Socket, now: float) -> Verdict:
-    """May this socket's message be answered? Else tell it (at most once a second) or drop."""
+    """May this socket's message be answered? Else tell it (at most once a second), drop
+    it, or close the socket if it floods on."""
     if socket.phone.rate.allow(now):
         return "ok"
     if now - socket.told >= TOLD_EVERY:
-        socket.told = now
+        socket.told, socket.dropped = now, 0
         return "tell"
-    return "drop"
+    socket.dropped += 1
+    return "close" if socket.dropped >= FLOOD_DROPPED else "drop"
 
 
 def full_view_wait(socket: Socket, now: float) -> float | None:

@@ -26,6 +26,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from game import names
 from game.engine.vocabulary import SeatRole
 from game.models import Game, new_player_key
 from game.screens import snapshot
@@ -60,7 +61,7 @@ def _client(request: HttpRequest) -> str:
 
 
 def _game(code: str) -> Game:
-    room = forms.read_code(code)
+    room = names.read_code(code)
     game = Game.objects.filter(code=room).first() if room else None
     if game is None:
         raise Http404(_("There is no game with this code."))
@@ -274,7 +275,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
         "game": game,
         "name": name,
         "error": error,
-        "rejoin_code": forms.read_code(request.GET.get("rejoin", "")),
+        "rejoin_code": names.read_code(request.GET.get("rejoin", "")),
         "seats": game.seats.count(),
     }
     return render(request, "join.html", context, status=400 if error else 200)
@@ -316,8 +317,8 @@ def _error_page(
 def _game_page(path: str) -> str:
     """The game page a failed request came from ("/play/ABCDEF/"), or "" (no database use)."""
     parts = path.split("/")
-    if len(parts) > 3 and parts[1] in {"play", "join", "host"} and forms.read_code(parts[2]):
-        return f"/{parts[1]}/{forms.read_code(parts[2])}/"
+    if len(parts) > 3 and parts[1] in {"play", "join", "host"} and names.read_code(parts[2]):
+        return f"/{parts[1]}/{names.read_code(parts[2])}/"
     return ""
 
 

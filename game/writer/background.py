@@ -13,7 +13,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db import OperationalError, close_old_connections, connections
 
@@ -66,6 +66,10 @@ class Timers:
         """The jobs scheduled and not yet over (tests)."""
         with self._lock:
             return [t for t in self._pending if not t.finished.is_set()]
+
+    def pending_args(self) -> list[tuple[Any, ...]]:
+        """The arguments of the jobs scheduled and not yet over."""
+        return [tuple(timer.args)[1] for timer in self.timers()]  # (job, args) of _run
 
     def wait(self, timeout: float = 30.0) -> None:
         """Wait until every job has run, including the jobs they schedule in turn."""

@@ -33,9 +33,9 @@ from game.engine.rules import replay as replay_moves
 from game.engine.vocabulary import BOT_ROLES, BotLevel, SeatRole
 from game.languages import COLOUR_LABELS
 from game.models import Game, Seat, new_rejoin_code
+from game.names import read_code
 from game.storage import history, presence, store
 from game.storage.readmodel import holder_of, room_of
-from game.web.forms import read_code
 from game.writer import background, events, rejoin_guard, standin
 
 log = logging.getLogger(__name__)
@@ -91,7 +91,9 @@ def _publish_after_commit(
         if bot_next:
             schedule_bot_turn(game.id, game.version)
         elif state is not None:
-            standin.watch_turn(game, state.current, seats)  # a phone away too long gets a bot
+            standin.watch_turn(
+                game, state.current, seats, stand_in_for_away
+            )  # a phone away too long gets a bot
 
     transaction.on_commit(after_commit, robust=True)  # committed: a failed send is only logged
 
@@ -645,14 +647,29 @@ def start_bot_sweep() -> bool:
     return True
 
 
-_resumed_checks = threading.Event()
-
-
 def _sweep_once() -> None:
-    if not _resumed_checks.is_set():
-        standin.resume_checks()  # the checks scheduled before a restart died with it
-        _resumed_checks.set()
+    resume_stand_in_checks()  # a restart's or a dead worker's checks died with it
     sweep_bot_turns()
+
+
+def resume_stand_in_checks() -> int:
+    """Watch the games with the stand-in option that no check of this process watches."""
+    return standin.resume_checks(stand_in_for_away)
+
+
+def check_away(game_id: int, version: int, seen_away: bool = True) -> bool:
+    """Let a bot play for the seat to play at `version` if its phone is away (standin.check)."""
+    return standin.check(game_id, version, seen_away, stand_in_for_away)
+
+
+def check_away_now(game_id: int, version: int, seen_away: bool = True) -> bool:
+    """`check_away`, again a few times while the database is busy."""
+    return standin.check_now(game_id, version, seen_away, stand_in_for_away)
+
+
+def phone_left(game_id: int) -> None:
+    """A phone's socket closed: watch its game for a stand-in (standin.phone_left)."""
+    standin.phone_left(game_id, stand_in_for_away)
 
 
 def wait_for_bot_turns(timeout: float = 30.0) -> None:

@@ -78,13 +78,13 @@ def test_a_check_stands_in_only_for_an_away_phone_on_an_unchanged_turn() -> None
     table = _table_with_stand_in(seconds=30)
     ada = _seat(table, 0)
     presence.arrive(table.game_id, ada.pk, "ada-phone")
-    assert not standin.check(table.game_id, 0)  # her phone is connected
+    assert not services.check_away(table.game_id, 0)  # her phone is connected
     presence.leave("ada-phone")
-    assert not standin.check(table.game_id, 7)  # the game is not at that version
-    assert standin.check(table.game_id, 0)
+    assert not services.check_away(table.game_id, 7)  # the game is not at that version
+    assert services.check_away(table.game_id, 0)
     ada.refresh_from_db()
     assert ada.role == SeatRole.STAND_IN and ada.player_key == table.player(0).key
-    assert not standin.check(table.game_id, 0)  # a second check changes nothing
+    assert not services.check_away(table.game_id, 0)  # a second check changes nothing
 
 
 @pytest.mark.django_db
@@ -93,18 +93,18 @@ def test_a_phone_there_is_watched_on_and_one_gone_since_gets_one_more_wait() -> 
     ada = _seat(table, 0)
     presence.arrive(table.game_id, ada.pk, "ada-phone")
     standin.cancel()
-    assert not standin.check(table.game_id, 0, seen_away=False)
+    assert not services.check_away(table.game_id, 0, seen_away=False)
     assert len(standin._checks.timers()) == 1  # watched on, in case its process dies silently
     presence.leave("ada-phone")  # gone (or its row expired) since the wait began
-    assert not standin.check(table.game_id, 0, seen_away=False)
+    assert not services.check_away(table.game_id, 0, seen_away=False)
     assert len(standin._checks.timers()) == 2 and _seat(table, 0).role == SeatRole.HUMAN
-    assert standin.check(table.game_id, 0, seen_away=True)  # away a whole wait
+    assert services.check_away(table.game_id, 0, seen_away=True)  # away a whole wait
 
 
 @pytest.mark.django_db
 def test_no_stand_in_when_the_host_left_the_option_off() -> None:
     table = _table_with_stand_in(seconds=None)
-    assert not standin.check(table.game_id, 0)
+    assert not services.check_away(table.game_id, 0)
     assert _seat(table, 0).role == SeatRole.HUMAN
 
 
@@ -117,7 +117,7 @@ def test_two_checks_of_one_turn_make_one_stand_in_and_one_move() -> None:
 
     def check() -> None:
         start_together.wait()
-        results.append(standin.check_now(table.game_id, 0))
+        results.append(services.check_away_now(table.game_id, 0))
 
     threads = [threading.Thread(target=check) for _ in range(2)]
     for thread in threads:
@@ -172,8 +172,9 @@ async def test_no_stand_in_while_the_phone_is_connected(screens: Screens) -> Non
 @pytest.mark.django_db(transaction=True)
 def test_after_a_restart_the_waits_for_away_phones_resume() -> None:
     table = _table_with_stand_in(seconds=1)
-    standin.cancel()  # the old process died with its timers
-    assert standin.resume_checks() == 1
+    standin.cancel()  # the old process (or a dead worker) died with its timers
+    assert services.resume_stand_in_checks() == 1
+    assert services.resume_stand_in_checks() == 0  # the next sweep: watched already
     _settle(table, 1)
     assert _seat(table, 0).role == SeatRole.STAND_IN
     assert _consistent(table)[0] == 0

@@ -93,7 +93,8 @@ async def test_a_phone_with_20_sockets_is_limited_as_one(
     sockets = await phone_sockets(screens, table, 20)
     assert limits.phones() == 1  # twenty sockets, one phone
     began = time.monotonic()
-    for _ in range(60):
+    syncs = limits.FLOOD_DROPPED - 10  # each socket stays short of being closed as a flood
+    for _ in range(syncs):
         for screen in sockets:
             await screen.send({"sync": True})
     received = [await answered(screen) for screen in sockets]
@@ -101,7 +102,7 @@ async def test_a_phone_with_20_sockets_is_limited_as_one(
     messages = [m for got in received for m in got]
     full_views = sum(is_full_view(m) for m in messages)
     print(
-        f"20 sockets x 60 syncs in {elapsed:.1f} s: {full_views} full views,"
+        f"20 sockets x {syncs} syncs in {elapsed:.1f} s: {full_views} full views,"
         f" {len(messages)} messages in all"
     )
     # One phone: its shared rate lets about 20 messages through at once, then 10 a
@@ -157,15 +158,25 @@ async def test_a_flooding_socket_is_answered_about_once_a_second(
     await tv.receive()
     (ada,) = await phone_sockets(screens, table, 1)
     began = time.monotonic()
-    for _ in range(2000):
+    for _ in range(limits.FLOOD_DROPPED // 2):
         await ada.send_text(json.dumps({"bad": True}))
     got = await answered(ada)
     elapsed = time.monotonic() - began
-    print(f"2,000 messages in {elapsed:.1f} s: {len(got)} replies")
     burst = int(2 * settings.SPLENDOR_SOCKET_RATE)
     # The burst is answered (each a "could not be read"), then one "slow down" a second.
     assert len(got) <= burst + 1 + elapsed / limits.TOLD_EVERY, len(got)
     assert any("Too many messages" in m for m in got)
+
+
+async def test_a_socket_that_floods_on_is_closed_and_the_phones_others_stay(
+    screens: Screens,
+) -> None:
+    table = await db(started)(("Ada", "Bob"))
+    flooding, calm = await phone_sockets(screens, table, 2)
+    for _ in range(2000):
+        await flooding.send_text(json.dumps({"bad": True}))
+    assert await closed_with(flooding, timeout=60) == limits.POLICY_VIOLATION
+    assert PONG not in await answered(calm)  # the phone's other socket is still served
 
 
 async def test_another_games_tv_keeps_its_round_trip_while_a_phone_floods(

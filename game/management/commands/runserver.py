@@ -43,7 +43,7 @@ def where_to_go(addr: str, port: int | str) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-class Command(DaphneRunserver):
+class Command(DaphneRunserver):  # type: ignore[misc]  # Channels ships no types
     def get_application(self, options: dict[str, Any]) -> Any:
         # Called once, right after the banner and before the server starts.
         self.stdout.write(where_to_go(self.addr, self.port))
