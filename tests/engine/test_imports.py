@@ -1,4 +1,5 @@
-"""The engine's modules import each other at the top only: no cycle hidden in a function."""
+"""The bot registry sits above the bots and the search (tests/test_architecture.py
+refuses the function-level import that hid the cycle between them)."""
 
 from __future__ import annotations
 
@@ -10,37 +11,13 @@ import game.engine
 ENGINE = Path(game.engine.__file__).parent
 
 
-def _imports_inside_functions(source: str) -> list[int]:
-    lines = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            inner = (n for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom))
-            lines += [n.lineno for n in inner]
-    return lines
-
-
-def test_no_engine_module_imports_inside_a_function() -> None:
-    found = {
-        path.name: lines
-        for path in sorted(ENGINE.glob("*.py"))
-        if (lines := _imports_inside_functions(path.read_text()))
-    }
-    assert found == {}
-
-
-def _imported_modules(source: str) -> set[str]:
-    return {
-        node.module or ""
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.ImportFrom)
-    }
+def _imported_modules(name: str) -> set[str]:
+    tree = ast.parse((ENGINE / name).read_text())
+    return {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
 
 
 def test_the_registry_sits_above_the_bots_and_the_search() -> None:
     """search builds on bots, bot_registry on both: bots imports neither."""
-    bots = _imported_modules((ENGINE / "bots.py").read_text())
-    search = _imported_modules((ENGINE / "search.py").read_text())
-    assert not {"game.engine.search", "game.engine.bot_registry"} & bots
-    assert "game.engine.bot_registry" not in search
-    registry = _imported_modules((ENGINE / "bot_registry.py").read_text())
-    assert {"game.engine.bots", "game.engine.search"} <= registry
+    assert not {"game.engine.search", "game.engine.bot_registry"} & _imported_modules("bots.py")
+    assert "game.engine.bot_registry" not in _imported_modules("search.py")
+    assert {"game.engine.bots", "game.engine.search"} <= _imported_modules("bot_registry.py")
