@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, Colour, Phase, SeatRole
+from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, BotLevel, Colour, Phase, SeatRole
 from game.models import Game
 
 # Plain dicts, so a template reads PHASE.RETURN (an Enum class would be called).
@@ -17,6 +17,7 @@ PHASE: dict[str, str] = {phase.name: phase.value for phase in Phase}
 ACTION: dict[str, str] = {kind.name: kind.value for kind in ActionKind}
 COLOUR: dict[str, str] = {colour.name: colour.slug for colour in Colour}
 ROLE: dict[str, str] = {role.name: role.value for role in SeatRole}
+LEVEL: dict[str, str] = {level.name: level.value for level in BotLevel}
 # A game's status (lobby, playing, over) is the web side's word, kept by the model.
 STATUS: dict[str, str] = {status.name: status.value for status in Game.Status}
 
@@ -28,5 +29,6 @@ TEMPLATE_WORDS: dict[str, Any] = {
     "ACTION": ACTION,
     "COLOUR": COLOUR,
     "ROLE": ROLE,
+    "LEVEL": LEVEL,
     "STATUS": STATUS,
 }

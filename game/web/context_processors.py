@@ -1,5 +1,5 @@
-"""The game's vocabulary in every page: PHASE, ACTION, COLOUR, ROLE, STATUS (game.screens.words)
-and JS_VOCABULARY, the JSON base.html hands the JavaScript."""
+"""The game's vocabulary in every page: PHASE, ACTION, COLOUR, ROLE, LEVEL and STATUS
+(game.screens.words), and JS_VOCABULARY, the JSON base.html hands the JavaScript."""
 
 from __future__ import annotations
 

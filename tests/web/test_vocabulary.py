@@ -32,10 +32,10 @@ def test_every_page_hands_the_javascript_the_colour_letters() -> None:
 def test_fragments_compare_with_the_vocabulary_too() -> None:
     template = engines["jinja2"].from_string(
         "{% if phase == PHASE.RETURN %}give back{% endif %} {{ ACTION.BUY }} {{ COLOUR.BLACK }}"
-        " {{ ROLE.STAND_IN }} {% if status == STATUS.LOBBY %}waiting{% endif %}"
+        " {{ ROLE.STAND_IN }} {{ LEVEL.HARD }} {% if status == STATUS.LOBBY %}waiting{% endif %}"
     )
     assert template.render({"phase": Phase.RETURN, "status": "lobby"}) == (
-        "give back buy black stand_in waiting"
+        "give back buy black stand_in hard waiting"
     )
 
 
