@@ -98,25 +98,29 @@ ROOT_URLCONF = "splendor_site.urls"
 
 TEMPLATES = [
     {
+        # The project's pages (templates/) and the fragments the screens are updated with
+        # (templates/jinja2/, rendered at every change): game.screens.environment.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2", BASE_DIR / "templates"],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "environment": "game.screens.environment.environment",
+            # Pages only: a fragment rendered for a screen gets no request.
+            "context_processors": ["django.contrib.messages.context_processors.messages"],
+        },
+    },
+    {
+        # The admin's own templates (django.contrib.admin).
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
-                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "game.web.context_processors.vocabulary",
             ],
         },
-    },
-    {
-        # The fragments the screens are updated with (game.screens.jinja): rendered at every change.
-        "BACKEND": "django.template.backends.jinja2.Jinja2",
-        "DIRS": [BASE_DIR / "templates" / "jinja2"],
-        "APP_DIRS": False,
-        "OPTIONS": {"environment": "game.screens.jinja.environment"},
     },
 ]
 

@@ -397,11 +397,19 @@ class MiniWebSocket:
 
 
 def flood(
-    port: int, path: str, session: str, version: int, sockets: int, stop: Any, out: Any
+    port: int,
+    path: str,
+    session: str,
+    version: int,
+    sockets: int,
+    rate: float,
+    stop: Any,
+    out: Any,
 ) -> None:
     """One phone flooding the server: `sockets` sockets with its cookie, each sending hint
-    and full-view requests as fast as it can and reading what comes back, until `stop`
-    (a multiprocessing Event) is set; puts (sent, answered, sockets still open) on `out`.
+    and full-view requests, `rate` messages a second, and reading what comes back, until
+    `stop` (a multiprocessing Event) is set; puts (sent, answered, sockets still open) on
+    `out`.
 
     Run in a process of its own, so that the flood's client work does not slow the
     measuring client's threads (they would share one interpreter lock)."""
@@ -411,14 +419,22 @@ def flood(
     def run(ws: MiniWebSocket) -> None:
         sent = answered = 0
         kept = 1
+        began = time.monotonic()
         try:
             while not stop.is_set():
                 ws.send_json({"hint": True, "version": version})
                 ws.send_json({"sync": True})
                 sent += 2
-                while ws.pending or select.select([ws.sock], [], [], 0)[0]:
+                # Read what came back until the next pair is due.
+                due = began + sent / rate
+                while (
+                    ws.pending
+                    or select.select([ws.sock], [], [], max(0.0, due - time.monotonic()))[0]
+                ):
                     ws.receive()
                     answered += 1
+                    if not ws.pending and time.monotonic() >= due:
+                        break
         except (Closed, OSError):
             kept = 0
         with lock:

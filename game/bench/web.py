@@ -51,7 +51,8 @@ their ratio:
   bare server forgets its games when killed: any view counts as current there.
 - a flood (the project only, --no-flood skips it): another game's TV times its
   heartbeat quiet, then while one phone (one cookie) opens 20 sockets and sends
-  hint and full-view requests from each as fast as it can; the ratio of the
+  hint and full-view requests from each, 50 a second (a script, 1,000 messages a
+  second from one phone; a page sends one every 2 s); the ratio of the
   medians is the figure (the per-phone limits are what keep it near 1).
 
 Every screen sends the page's heartbeat, {"ping": true} every --ping-every (2)
@@ -1042,7 +1043,8 @@ def restart(
 
 # ---------------------------------------------------------------- the flood phase
 
-FLOOD_SOCKETS = 20  # one phone's sockets (its cookie), each sending as fast as it can
+FLOOD_SOCKETS = 20  # one phone's sockets (its cookie)...
+FLOOD_RATE = 50.0  # ...each sending this many messages a second: 1,000 a second from one phone
 FLOOD_ROUND_TRIPS = 40  # the other game's TV heartbeats timed, quiet and then under the flood
 
 
@@ -1080,7 +1082,13 @@ def flood(target: Target) -> Flood:
     flooder = spawn.Process(
         target=loopback_flood,
         args=(port, f"/ws/game/{phone_table.code}/seat/", phone_table.cookies[1]),
-        kwargs={"version": phone_table.version, "sockets": FLOOD_SOCKETS, "stop": stop, "out": out},
+        kwargs={
+            "version": phone_table.version,
+            "sockets": FLOOD_SOCKETS,
+            "rate": FLOOD_RATE,
+            "stop": stop,
+            "out": out,
+        },
         daemon=True,
     )
     try:
@@ -1155,6 +1163,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-restart", action="store_true", help="skip the restart phase")
         parser.add_argument("--no-flood", action="store_true", help="skip the flood phase")
         parser.add_argument(
+            "--flood-only", action="store_true", help="only the flood phase (SQLite, one server)"
+        )
+        parser.add_argument(
             "--postgres-url",
             default=POSTGRES_URL,
             help="PostgreSQL server for the two-worker run (a throwaway database is made on it)",
@@ -1201,8 +1212,8 @@ class Command(BaseCommand):
             db_path = Path(tmp) / "bench.sqlite3"
             if not options["scale_only"]:
                 self.run_child("sqlite", options, {"SPLENDOR_DB_PATH": str(db_path)}, Path(tmp))
-            if options["no_scale"]:
-                self.line("Two workers: skipped (--no-scale)")
+            if options["no_scale"] or options["flood_only"]:
+                self.line("Two workers: skipped")
                 return
             missing = [
                 name
@@ -1255,6 +1266,8 @@ class Command(BaseCommand):
             command.append("--no-restart")
         if options["no_flood"]:
             command.append("--no-flood")
+        if options["flood_only"]:
+            command.append("--flood-only")
         # Four measurements a server, two servers, connecting, start-up; then it is stopped.
         limit = (
             10 * options["seconds"]
@@ -1322,6 +1335,9 @@ class Command(BaseCommand):
                     deal_in_play=in_play,
                 )
             try:
+                if options["flood_only"]:
+                    self.flood_target(targets["project"])
+                    return
                 results = self.measure_targets(targets, options)
                 if not options["no_flood"]:
                     self.flood_target(targets["project"])
@@ -1348,7 +1364,8 @@ class Command(BaseCommand):
         quiet, busy = percentile(result.quiet, 0.5), percentile(result.busy, 0.5)
         self.line(
             f"flood: another game's TV heartbeat round trip, median {ms(quiet)} quiet, "
-            f"{ms(busy)} while one phone floods from {FLOOD_SOCKETS} sockets "
+            f"{ms(busy)} while one phone floods from {FLOOD_SOCKETS} sockets at "
+            f"{FLOOD_RATE:g} messages/s each "
             f"({busy / quiet:.2f}x, target <= 2x; p90 {ms(percentile(result.quiet, 0.9))} "
             f"and {ms(percentile(result.busy, 0.9))}); the server kept {result.kept} of "
             f"the phone's sockets open, and answered {result.answered} of its "

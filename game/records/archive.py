@@ -1,7 +1,7 @@
 """Game records: export a game as a small text file, read one back, check it, store it.
 
 A game is its seed plus its moves, so a record holds exactly that and who sat
-where; the engine replays it to check every move (README.md, Game records
+where; the engine replays it to check every move (docs/records.md
 describes the format). Importing stores nothing unless every move replays.
 """
 
@@ -109,9 +109,9 @@ def _numbers(values: tuple[int, ...]) -> str:
 
 
 def write(record: Record) -> str:
-    """Return the record as text (README.md, Game records)."""
+    """Return the record as text (docs/records.md)."""
     lines = [
-        "# Splendor at home: one game. Format: README.md, Game records",
+        "# Splendor at home: one game. Format: docs/records.md",
         f"format: {FORMAT}",
         f"code: {record.code}",
         f"played: {record.played}",

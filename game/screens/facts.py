@@ -10,21 +10,14 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from django.utils.safestring import SafeString, mark_safe
-
 from game.engine import parse_action
 from game.engine.actions import TAKE
 from game.engine.colours import NAMES
-from game.engine.projection import ColourCount, GameView
+from game.engine.projection import GameView
 from game.engine.state import OVER, STALEMATE_ROUNDS
 from game.screens import regions
+from game.screens.pictures import ROMAN
 from game.storage.readmodel import Room
-from game.templatetags.splendor import ROMAN, chip
-
-
-def chips_html(paid: list[ColourCount] | tuple[ColourCount, ...]) -> SafeString:
-    chips = "".join(chip(p.colour, p.amount) for p in paid)
-    return mark_safe(f'<span class="paid">{chips}</span>')  # each chip is escaped HTML
 
 
 @lru_cache(maxsize=256)

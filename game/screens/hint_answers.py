@@ -36,8 +36,8 @@ from game.engine.vocabulary import Colour, SeatRole
 from game.languages import COLOUR_NAMES
 from game.models import Game, Seat
 from game.screens import jinja
+from game.screens.pictures import colour_label
 from game.storage.readmodel import state_of
-from game.templatetags.splendor import colour_label
 
 
 class NoHint(Exception):

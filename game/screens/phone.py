@@ -20,7 +20,7 @@ from game.engine.projection import ColourCount, GameView, PlayerView, colour_cou
 from game.engine.state import MAX_RESERVED, OVER
 from game.engine.vocabulary import Phase
 from game.languages import in_language
-from game.screens import facts, jinja, regions
+from game.screens import facts, jinja, pictures, regions
 from game.screens.regions import STATIC
 from game.storage import history
 from game.storage.readmodel import Room
@@ -146,7 +146,7 @@ def _buy_option(card_id: int, payment: tuple[int, ...]) -> dict[str, Any]:
     return {
         "notation": Action(BUY, (), card_id, 0, payment).notation(),
         "paid": bool(paid),
-        "paid_html": facts.chips_html(paid),
+        "paid_html": pictures.paid_html(paid),
     }
 
 

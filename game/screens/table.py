@@ -21,11 +21,11 @@ from game.engine.state import OVER
 from game.languages import in_language
 from game.screens import facts, jinja, regions
 from game.screens.join_qr import REJOIN_MASK, qr_svg, rejoin_url
+from game.screens.pictures import ROMAN
+from game.screens.pictures import card as card_html
 from game.screens.regions import STATIC
 from game.storage import history
 from game.storage.readmodel import Room
-from game.templatetags.splendor import ROMAN
-from game.templatetags.splendor import card as card_html
 
 
 def _lobby(room: Room, is_host: bool, url: str, csrf: str, qr: dict[str, Any]) -> str:

@@ -1,8 +1,7 @@
 """The game's vocabulary as templates read it: compare with PHASE.RETURN, not with "return".
 
-Pages get these names from a context processor (game.web.context_processors), the
-fragments (templates/jinja2/) as globals of their environment (game.screens.jinja).
-The JavaScript gets JS_VOCABULARY as JSON from base.html.
+Every template (pages and fragments) has these names as globals of its environment
+(game.screens.environment). The JavaScript gets JS_VOCABULARY as JSON from base.html.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.test.signals import template_rendered
 
 from game.engine import GameState
 from game.engine.projection import TABLE, CardView, view_for
@@ -40,9 +39,9 @@ def _values(value: Any, depth: int = 0) -> list[Any]:
 
 
 def _contexts(game_id: int) -> dict[str, list[Any]]:
-    """Every template context used to render each screen (no cached region skipped):
-    Django templates' and the Jinja2 fragments' (game.screens.jinja.render_text, which
-    game.screens.jinja.render goes through too)."""
+    """Every template context used to render each screen (no cached region skipped): the
+    fragments' (game.screens.jinja.render_text, which game.screens.jinja.render goes
+    through too)."""
     snap = snapshot.load_snapshot(game_id)
     url = snapshot.join_url(snap.code, 8000)
     screens: dict[str, Callable[[], str]] = {
@@ -57,9 +56,6 @@ def _contexts(game_id: int) -> dict[str, list[Any]]:
     for name, render in screens.items():
         contexts: list[Any] = []
 
-        def seen(sender: Any, context: Any, contexts: list[Any] = contexts, **kwargs: Any) -> None:
-            contexts.append(context.flatten())
-
         def fragment_seen(
             template: str, context: dict[str, Any], contexts: list[Any] = contexts
         ) -> Any:
@@ -67,12 +63,10 @@ def _contexts(game_id: int) -> dict[str, list[Any]]:
             return fragment(template, context)
 
         snapshot.clear_cache()
-        template_rendered.connect(seen)  # Django templates (pages)
         jinja.render_text = fragment_seen  # the screens' fragments (game.screens.jinja)
         try:
             render()
         finally:
-            template_rendered.disconnect(seen)
             jinja.render_text = fragment
         assert contexts, name
         found[name] = contexts

@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import translation
 
 from game.engine.actions import IllegalActionError
-from game.templatetags.splendor import COLOUR_MARKS, colour_label, gem
+from game.screens.pictures import COLOUR_MARKS, colour_label, gem
 from game.writer import services
 from tests.web.helpers import started
 

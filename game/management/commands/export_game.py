@@ -15,7 +15,7 @@ from game.records import archive
 
 
 class Command(BaseCommand):
-    help = "Write a started game as a game record (README.md, Game records)."
+    help = "Write a started game as a game record (docs/records.md)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("code", help="the game's room code")

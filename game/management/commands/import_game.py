@@ -29,7 +29,7 @@ def read_record(path: str) -> archive.Record:
 
 
 class Command(BaseCommand):
-    help = "Check a game record (README.md, Game records) by replaying it, then store it."
+    help = "Check a game record (docs/records.md) by replaying it, then store it."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the game record to import")

@@ -14,7 +14,7 @@ from game.records import archive
 
 
 class Command(BaseCommand):
-    help = "Replay a game record (README.md, Game records); print the final position and result."
+    help = "Replay a game record (docs/records.md); print the final position and result."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the game record to replay")

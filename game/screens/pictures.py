@@ -1,4 +1,7 @@
-"""Template helpers for gems, so every screen draws them the same way.
+"""The pictures every screen draws the same way: gems, chips, cards, nobles, a turn.
+
+Templates use them as filters (`{{ colour|chip(amount) }}`, game.screens.environment);
+the screens' Python uses the same functions.
 
 Each gem colour has its own shape and mark as well as its colour, so the
 game stays playable for colour-blind players. The mark is the same in every
@@ -11,27 +14,23 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from game.engine.projection import CardView, NobleView
 from game.engine.vocabulary import Colour
 from game.languages import COLOUR_LABELS, current
-
-register = template.Library()
+from game.screens import jinja, regions
 
 # A colour's mark and notation letter by its slug, as templates name colours.
 COLOUR_MARKS = {c.slug: c.mark for c in Colour}
 NOTATION_LETTERS = {c.slug: c.letter for c in Colour}
 
 
-@register.filter
 def colour_label(colour: str) -> str:
     return str(COLOUR_LABELS.get(colour, colour))
 
 
-@register.filter
 def notation_letter(colour: str) -> str:
     return NOTATION_LETTERS.get(colour, "")
 
@@ -61,7 +60,6 @@ def _gem_html(colour: str, text: str | None, language: str | None) -> SafeString
     )
 
 
-@register.simple_tag
 def gem(colour: str, text: Any = None) -> str:
     """Draw a gem: its shape, its colour and its mark (or `text`, e.g. a count)."""
     return _gem_html(colour, None if text is None else str(text), current())
@@ -87,7 +85,6 @@ def _plain_gem_html(colour: str, text: str | None) -> SafeString:
     )
 
 
-@register.simple_tag
 def plain_gem(colour: str, text: Any = None) -> str:
     """Draw a gem inside a labelled whole (see _plain_gem_html)."""
     return _plain_gem_html(colour, None if text is None else str(text))
@@ -95,31 +92,24 @@ def plain_gem(colour: str, text: Any = None) -> str:
 
 @lru_cache(maxsize=512)
 def _card_html(view: CardView, language: str | None) -> SafeString:
-    from game.screens import jinja  # game.screens.jinja draws its gems with this module
-
     return mark_safe(jinja.render("parts/card.html", {"card": view}))
 
 
 @lru_cache(maxsize=64)
 def _noble_html(view: NobleView, language: str | None) -> SafeString:
-    from game.screens import jinja
-
     return mark_safe(jinja.render("parts/noble.html", {"noble": view}))
 
 
-@register.simple_tag
 def card(view: CardView) -> str:
     """Draw a face-up development card."""
     return _card_html(view, current())
 
 
-@register.simple_tag
 def noble(view: NobleView) -> str:
     """Draw a noble tile."""
     return _noble_html(view, current())
 
 
-@register.simple_tag
 def chip(colour: str, amount: int) -> str:
     """Draw a count of tokens or bonuses: the gem, then the number."""
     return _chip_html(colour, amount, current())
@@ -139,45 +129,30 @@ def _chip_html(colour: str, amount: int, language: str | None) -> SafeString:
     )
 
 
-def _paid_html(paid: Any) -> SafeString:
-    chips = "".join(chip(p.colour, p.amount) for p in paid)
-    return format_html('<span class="paid">{}</span>', mark_safe(chips))  # each chip is escaped
-
-
 # Filters that turn an event's parts into pictures inside a translated sentence.
-@register.filter
 def gems_html(colours: Any) -> SafeString:
     return mark_safe("".join(gem(c) for c in colours))  # each gem is escaped HTML
 
 
-@register.filter
 def paid_html(paid: Any) -> SafeString:
-    return _paid_html(paid)
+    chips = "".join(chip(p.colour, p.amount) for p in paid)
+    return mark_safe(f'<span class="paid">{chips}</span>')  # each chip is escaped HTML
 
 
-@register.filter(name="card_html")
-def card_html_filter(view: CardView) -> str:
-    return card(view)
-
-
-@register.filter(name="noble_html")
-def noble_html_filter(view: NobleView) -> str:
-    return noble(view)
+def turn_html(entry: dict[str, Any]) -> SafeString:
+    """A turn (history.named) told in sentences, made once per turn, name and language
+    for the log and both last-turn strips."""
+    turn, name = entry["turn"], entry["name"]
+    # Marked safe here: it goes into templates, and the cache keeps plain text.
+    return SafeString(
+        regions.render_by(
+            ("turn", turn, name), "parts/turn_events.html", lambda: {"turn": turn, "name": name}
+        )
+    )
 
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
 
 
-@register.filter
 def roman(level: int) -> str:
     return ROMAN.get(level, str(level))
-
-
-@register.filter
-def get_item(mapping: dict[Any, Any], key: Any) -> Any:
-    return mapping.get(key) if mapping else None
-
-
-@register.filter
-def contains(collection: Any, item: Any) -> bool:
-    return bool(collection) and item in collection
