@@ -10,6 +10,7 @@ from typing import Any
 
 from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, BotLevel, Colour, Phase, SeatRole
 from game.models import Game
+from game.storage.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
 
 # Plain dicts, so a template reads PHASE.RETURN (an Enum class would be called).
 PHASE: dict[str, str] = {phase.name: phase.value for phase in Phase}
@@ -17,6 +18,8 @@ ACTION: dict[str, str] = {kind.name: kind.value for kind in ActionKind}
 COLOUR: dict[str, str] = {colour.name: colour.slug for colour in Colour}
 ROLE: dict[str, str] = {role.name: role.value for role in SeatRole}
 LEVEL: dict[str, str] = {level.name: level.value for level in BotLevel}
+# The game log tells takes apart (game.storage.history): three colours, two of one, fewer.
+TAKE_FORM: dict[str, str] = {"THREE": TAKE_THREE, "TWO": TAKE_TWO, "FEWER": TAKE_FEWER}
 # A game's status (lobby, playing, over) is the web side's word, kept by the model.
 STATUS: dict[str, str] = {status.name: status.value for status in Game.Status}
 
@@ -29,5 +32,6 @@ TEMPLATE_WORDS: dict[str, Any] = {
     "COLOUR": COLOUR,
     "ROLE": ROLE,
     "LEVEL": LEVEL,
+    "TAKE_FORM": TAKE_FORM,
     "STATUS": STATUS,
 }
