@@ -50,7 +50,7 @@ class NobleAdmin(ViewOnly, admin.ModelAdmin):
 
 class SeatInline(ViewOnly, admin.TabularInline):
     model = Seat
-    fields = readonly_fields = ("position", "name", "is_bot", "bot_kind", "rejoin_code")
+    fields = readonly_fields = ("position", "name", "role", "bot_level", "rejoin_code")
     extra = 0
 
 
@@ -110,9 +110,9 @@ class GameAdmin(admin.ModelAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(ViewOnly, admin.ModelAdmin):
-    list_display = ("game", "position", "name", "is_bot", "bot_kind")
+    list_display = ("game", "position", "name", "role", "bot_level")
     list_select_related = ("game",)
-    fields = readonly_fields = ("game", "position", "name", "is_bot", "bot_kind", "rejoin_code")
+    fields = readonly_fields = ("game", "position", "name", "role", "bot_level", "rejoin_code")
 
 
 @admin.register(Move)

@@ -1,8 +1,9 @@
 """Bot levels the host picks in the lobby, and bot names in each screen's language.
 
-A bot seat stores its level ("easy", "medium", "hard") and its number; its name
-is rendered in the language of whoever looks, so a German TV and a Finnish
-phone both read the name in their own language.
+A bot seat (SeatRole.BOT) stores its level (a vocabulary.BotLevel) and its
+number; its name is rendered in the language of whoever looks, so a German TV
+and a Finnish phone both read the name in their own language. A stand-in
+(SeatRole.STAND_IN) plays at the default level under its player's name.
 """
 
 from __future__ import annotations
@@ -15,28 +16,26 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from game.engine.bots import Bot, make_bot
+from game.engine.bot_registry import make_bot
+from game.engine.bots import Bot
+from game.engine.vocabulary import BotLevel, SeatRole
 
-EASY = "easy"
-MEDIUM = "medium"
-HARD = "hard"
-LEVELS = (EASY, MEDIUM, HARD)
-DEFAULT_LEVEL = MEDIUM
-# A bot playing for a human who left mid-game; their rejoin code takes the seat back.
-STAND_IN = "stand-in"
+LEVELS: tuple[BotLevel, ...] = tuple(BotLevel)
+DEFAULT_LEVEL = BotLevel.MEDIUM
 # The waits (seconds away on one's turn) the host may choose before a stand-in plays.
 STAND_IN_CHOICES = (15, 30, 60, 120)
 # The seconds a hard bot may think about each move that the host may choose: quick
 # to strong. A new game starts with settings.SPLENDOR_HARD_BOT_SECONDS (1 s).
 HARD_BOT_CHOICES = (0.5, 1.0, 2.0, 4.0)
 
-# Older games stored the engine's bot names; they read as these levels.
-LEGACY_KINDS = {"random": EASY, "greedy": MEDIUM, "": MEDIUM, STAND_IN: MEDIUM}
+# The engine's bot names a host command may still give; they play as these levels.
+ENGINE_BOTS = {"random": BotLevel.EASY, "greedy": BotLevel.MEDIUM}
 
 
-def level_of(kind: str) -> str:
-    """Return the level of a stored bot kind (a level, or an older engine bot name)."""
-    return kind if kind in LEVELS else LEGACY_KINDS.get(kind, DEFAULT_LEVEL)
+def level_of(kind: str) -> BotLevel:
+    """Return the level a bot kind plays at: a level, an engine bot's name, or "" (a
+    stand-in, which plays at the default level)."""
+    return BotLevel(kind) if kind in LEVELS else ENGINE_BOTS.get(kind, DEFAULT_LEVEL)
 
 
 def default_hard_bot_seconds() -> float:
@@ -67,14 +66,14 @@ def seconds_label(seconds: float) -> str:
 
 
 def make_level_bot(kind: str, seed: int, seconds: float | None = None) -> Bot:
-    """Return the bot that plays a seat of this stored kind.
+    """Return the bot that plays a seat of this stored level (any kind level_of reads).
 
     The hard bot searches for `seconds` a move, the game's Game.hard_bot_seconds
     (settings.SPLENDOR_HARD_BOT_SECONDS when not given), in the bot worker
     thread, never on the event loop. The other levels do not search.
     """
     level = level_of(kind)
-    if level == HARD:
+    if level == BotLevel.HARD:
         budget = default_hard_bot_seconds() if seconds is None else seconds
         return make_bot(level, seed, budget=budget)
     return make_bot(level, seed)
@@ -82,9 +81,9 @@ def make_level_bot(kind: str, seed: int, seconds: float | None = None) -> Bot:
 
 def _bot_name(level: str, number: int) -> str:
     names = {
-        EASY: _("Bot %(number)s (easy)"),
-        MEDIUM: _("Bot %(number)s (medium)"),
-        HARD: _("Bot %(number)s (hard)"),
+        BotLevel.EASY: _("Bot %(number)s (easy)"),
+        BotLevel.MEDIUM: _("Bot %(number)s (medium)"),
+        BotLevel.HARD: _("Bot %(number)s (hard)"),
     }
     return names[level_of(level)] % {"number": number}
 
@@ -93,12 +92,12 @@ def _bot_name(level: str, number: int) -> str:
 bot_name: Any = lazy(_bot_name, str)
 
 
-def seat_name(name: str, is_bot: bool, bot_kind: str, bot_number: int) -> str:
+def seat_name(name: str, role: str, bot_level: str, bot_number: int) -> str:
     """Return what screens call a seat: a bot by its level and number, a player by name.
 
     A stand-in keeps the name of the player it plays for; bots stored before
     levels existed (number 0) keep their stored name.
     """
-    if is_bot and bot_kind != STAND_IN and bot_number:
-        return bot_name(bot_kind, bot_number)  # type: ignore[no-any-return]
+    if role == SeatRole.BOT and bot_number:
+        return bot_name(bot_level, bot_number)  # type: ignore[no-any-return]
     return name

@@ -6,22 +6,43 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.utils.translation import get_language, get_supported_language_variant
+from django.utils.functional import Promise
+from django.utils.translation import get_language, get_supported_language_variant, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-# The colours' names, translated when shown: the pictures' labels and the engine's
-# messages (which name colours in English) both use them.
-COLOUR_LABELS = {
-    "white": _("white"),
-    "blue": _("blue"),
-    "green": _("green"),
-    "red": _("red"),
-    "black": _("black"),
-    "gold": _("gold"),
+from game.engine.vocabulary import Colour, SeatRole
+
+
+class ColourNames(NamedTuple):
+    """A colour's name in the screen's language, in the two forms sentences need."""
+
+    alone: Promise  # on its own: a gem's label, a list of gems ("white")
+    card: Promise | None  # before "card" (German declines it: "die grüne Karte"); gold has none
+
+
+# The colours' names, translated when shown (their letters and marks are the
+# vocabulary's, the same in every language).
+COLOUR_NAMES: dict[Colour, ColourNames] = {
+    Colour.WHITE: ColourNames(_("white"), pgettext_lazy("card colour", "white")),
+    Colour.BLUE: ColourNames(_("blue"), pgettext_lazy("card colour", "blue")),
+    Colour.GREEN: ColourNames(_("green"), pgettext_lazy("card colour", "green")),
+    Colour.RED: ColourNames(_("red"), pgettext_lazy("card colour", "red")),
+    Colour.BLACK: ColourNames(_("black"), pgettext_lazy("card colour", "black")),
+    Colour.GOLD: ColourNames(_("gold"), None),
+}
+# The names on their own by the colours' slugs, as templates and the engine's
+# messages (which name colours in English) give them.
+COLOUR_LABELS: dict[str, Promise] = {c.slug: names.alone for c, names in COLOUR_NAMES.items()}
+
+# What the admin calls each seat role.
+ROLE_LABELS: dict[SeatRole, Promise] = {
+    SeatRole.HUMAN: _("player"),
+    SeatRole.BOT: _("bot"),
+    SeatRole.STAND_IN: _("stand-in bot"),
 }
 
 

@@ -14,7 +14,8 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from game.bot_levels import default_hard_bot_seconds
-from game.engine.vocabulary import GEM_COLOURS
+from game.engine.vocabulary import BOT_ROLES, GEM_COLOURS, SeatRole
+from game.languages import ROLE_LABELS
 
 # Uppercase letters that cannot be misread on a TV or typed wrong on a phone (no I, O).
 ROOM_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -164,8 +165,16 @@ class Seat(models.Model):
     # Never sent to a page: the session cookie is the only thing a phone presents.
     player_key = models.CharField(max_length=64, blank=True, db_index=True)
     rejoin_code = models.CharField(max_length=8, default=new_rejoin_code)
-    is_bot = models.BooleanField(default=False)
-    bot_kind = models.CharField(max_length=32, blank=True)
+    # Who plays the seat: a phone, a bot the host added, or a bot standing in for a
+    # phone that is away (its player key and rejoin code still take the seat back).
+    role = models.CharField(
+        max_length=16,
+        choices=[(role.value, ROLE_LABELS[role]) for role in SeatRole],
+        default=SeatRole.HUMAN.value,
+    )
+    # A bot's level (a vocabulary.BotLevel); blank for the other roles (a stand-in
+    # plays at bot_levels.DEFAULT_LEVEL).
+    bot_level = models.CharField(max_length=32, blank=True)
     # A bot's number among the game's bots: its name is rendered per language from
     # its level and number (game.bot_levels.seat_name); 0 for humans and older bots.
     bot_number = models.PositiveSmallIntegerField(default=0)
@@ -189,6 +198,11 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"Seat {self.position} of {self.game_id}: {self.name}"
+
+    @property
+    def bot_plays(self) -> bool:
+        """A bot chooses this seat's moves: one the host added, or a stand-in."""
+        return self.role in BOT_ROLES
 
 
 class Move(models.Model):

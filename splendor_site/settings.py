@@ -106,10 +106,7 @@ TEMPLATES = [
         "OPTIONS": {
             "environment": "game.screens.environment.environment",
             # Pages only: a fragment rendered for a screen gets no request.
-            "context_processors": [
-                "django.contrib.messages.context_processors.messages",
-                "game.web.context_processors.vocabulary",
-            ],
+            "context_processors": ["django.contrib.messages.context_processors.messages"],
         },
     },
     {

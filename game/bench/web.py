@@ -126,7 +126,8 @@ from game.bench.loopback import (
 )
 from game.bench.loopback import flood as loopback_flood
 from game.engine import apply_action, new_game
-from game.engine.bots import Bot, make_bot
+from game.engine.bot_registry import make_bot
+from game.engine.bots import Bot
 from game.models import Game, new_player_key
 from game.writer import services
 

@@ -17,14 +17,15 @@ from typing import Any, NamedTuple
 
 from game.engine.colours import GOLD, LETTER_TO_COLOUR, LETTERS, counts_to_colours
 from game.engine.i18n import _
+from game.engine.vocabulary import ActionKind
 
-TAKE = "take"
-RESERVE = "reserve"
-BUY = "buy"
-RETURN = "return"
-NOBLE = "noble"
-PASS = "pass"
-KINDS = (TAKE, RESERVE, BUY, RETURN, NOBLE, PASS)
+TAKE = ActionKind.TAKE
+RESERVE = ActionKind.RESERVE
+BUY = ActionKind.BUY
+RETURN = ActionKind.RETURN
+NOBLE = ActionKind.NOBLE
+PASS = ActionKind.PASS
+KINDS: tuple[ActionKind, ...] = tuple(ActionKind)
 
 
 class ActionError(Exception):
@@ -60,7 +61,7 @@ class Action(NamedTuple):
     payment: six per-colour token counts paid (BUY), gold last.
     """
 
-    kind: str
+    kind: str  # an ActionKind
     gems: tuple[int, ...] = ()
     card: int = 0
     level: int = 0
@@ -147,7 +148,7 @@ def check_form(action: object) -> None:
         raise MalformedActionError(MALFORMED)
     kind, gems, card_id, level, payment, noble_id = action
     typed = (
-        type(kind) is str
+        isinstance(kind, str)  # a word of ActionKind, or the plain string read from notation
         and type(gems) is tuple
         and type(card_id) is int
         and type(level) is int

@@ -9,13 +9,13 @@ deck is empty, which every screen shows too.
 
 These bots are deterministic: the same seed and the same states give the same
 choices. Levels for the lobby: easy (EasyBot), medium (the greedy bot) and hard
-(search.SearchBot, made by make_bot).
+(search.SearchBot); bot_registry.make_bot makes any of them by name.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -384,37 +384,7 @@ class EasyBot:
         return self.greedy.choose(state, seat)
 
 
-# ---------------------------------------------------------------- levels and playing
-
-
-# The cheap, always deterministic bots by name; "hard" (the search bot) comes from make_bot.
-BOTS: dict[str, Callable[[int], Bot]] = {
-    "random": RandomBot,
-    "greedy": GreedyBot,
-    "easy": EasyBot,
-    "medium": GreedyBot,
-}
-HARD = "hard"
-LEVELS = ("easy", "medium", HARD)  # what the lobby offers, weakest first
-BOT_KINDS = (*BOTS, HARD)  # every name make_bot knows
-
-
-def make_bot(
-    kind: str, seed: int, *, budget: float | None = None, playouts: int | None = None
-) -> Bot:
-    """Return a new bot: a level ("easy", "medium", "hard") or "random" / "greedy".
-
-    `budget` (seconds a move) and `playouts` (a cap a move) only concern "hard";
-    without either it thinks for search.DEFAULT_BUDGET seconds.
-    """
-    if kind == HARD:
-        from game.engine.search import SearchBot  # the search builds on the greedy bot
-
-        return SearchBot(seed, budget=budget, playouts=playouts)
-    try:
-        return BOTS[kind](seed)
-    except KeyError:
-        raise ValueError(f"Unknown bot {kind!r}; choose from {', '.join(BOT_KINDS)}.") from None
+# ---------------------------------------------------------------- playing
 
 
 def play_game(

@@ -17,17 +17,19 @@ from game.engine.colours import GEMS, GOLD, NAMES
 from game.engine.rules import can_afford
 from game.engine.search import SearchBot
 from game.engine.state import EMPTY, WINNING_POINTS, GameState, PlayerState
+from game.engine.vocabulary import ActionKind
 
 DEFAULT_HINT_BUDGET = 1.0  # seconds of thinking for a hint
 
-# Reason kinds: one per sentence the web layer needs.
-BUY_CARD = "buy"
-RESERVE_CARD = "reserve"
+# Reason kinds: one per sentence the web layer needs. They are the action's kind,
+# except that a reserve from a deck (blind) has its own.
+BUY_CARD = ActionKind.BUY
+RESERVE_CARD = ActionKind.RESERVE
 RESERVE_BLIND = "reserve_blind"
-TAKE_GEMS = "take"
-RETURN_GEMS = "return"
-CHOOSE_NOBLE = "noble"
-PASS_TURN = "pass"
+TAKE_GEMS = ActionKind.TAKE
+RETURN_GEMS = ActionKind.RETURN
+CHOOSE_NOBLE = ActionKind.NOBLE
+PASS_TURN = ActionKind.PASS
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,7 @@ from game.engine.state import (
 )
 from game.engine.state import NOBLE as NOBLE_PHASE
 from game.engine.state import RETURN as RETURN_PHASE
+from game.engine.vocabulary import ActionKind
 
 TAKE_TWO_MIN_PILE = 4
 FEWEST_BONUSES_FOR_A_NOBLE = min(sum(n.requires) for n in NOBLES)
@@ -247,7 +248,7 @@ def legal_actions(state: GameState) -> list[Action]:
     return actions or [PASS_ACTION]
 
 
-def legal_kinds(state: GameState) -> list[str]:
+def legal_kinds(state: GameState) -> list[ActionKind]:
     """Return the kinds of action in legal_actions(state), in their order, without listing them.
 
     A player who picks a kind first (RandomBot) then needs only that kind's actions.

@@ -10,12 +10,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-# Phases of a turn. MAIN: choose one of the four actions (or pass).
-# RETURN: give back tokens above ten. NOBLE: choose among qualifying nobles.
-MAIN = "main"
-RETURN = "return"
-NOBLE = "noble"
-OVER = "over"
+from game.engine.vocabulary import Phase
+
+# Phases of a turn (vocabulary.Phase says what each means).
+MAIN = Phase.MAIN
+RETURN = Phase.RETURN
+NOBLE = Phase.NOBLE
+OVER = Phase.OVER
 
 TOKEN_LIMIT = 10
 WINNING_POINTS = 15

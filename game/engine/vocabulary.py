@@ -1,9 +1,11 @@
-"""The game's words, defined once: the phases of a turn, the kinds of action, the colours.
+"""The game's words, defined once: phases, action kinds, colours, bot levels, seat roles.
 
 Everything else (the engine's constants, templates through a context
-processor, the JavaScript through base.html) takes them from here. The values
-are the strings already used in the action notation, the JSON snapshots, the
-CSS classes and the data files, so stored games read the same as before.
+processor and the fragments' globals, the JavaScript through base.html) takes
+them from here. The values are the strings already used in the action
+notation, the JSON snapshots, the CSS classes, the data files and the game
+records, so stored games read the same as before. What a word is called on a
+screen (a translated label) is the web side's: game.languages.
 """
 
 from __future__ import annotations
@@ -31,8 +33,19 @@ class ActionKind(StrEnum):
     PASS = "pass"
 
 
-# One letter per colour for the notation; black is "k" so blue can be "u".
+# Per colour, in Colour order. One letter each for the notation; black is "k" so
+# blue can be "u".
 COLOUR_LETTERS = "wugrky"
+# One mark drawn inside each gem, never translated (a red gem looks the same on an
+# English TV and a Finnish phone), so the game stays playable for the colour-blind.
+COLOUR_MARKS = (
+    "\u25c7",  # white: white diamond
+    "\u2248",  # blue: water
+    "\u2663",  # green: leaf (club)
+    "\u2665",  # red: heart
+    "\u2660",  # black: spade
+    "\u2605",  # gold: star
+)
 
 
 class Colour(IntEnum):
@@ -55,6 +68,39 @@ class Colour(IntEnum):
         """The colour's letter in the action notation ("w")."""
         return COLOUR_LETTERS[self]
 
+    @property
+    def mark(self) -> str:
+        """The mark drawn inside the colour's gems ("\u25c7")."""
+        return COLOUR_MARKS[self]
+
+    @classmethod
+    def of_slug(cls, slug: str) -> Colour:
+        """The colour a slug names ("white"); KeyError for any other word."""
+        return cls[slug.upper()]
+
 
 GEM_COLOURS: tuple[Colour, ...] = tuple(c for c in Colour if c is not Colour.GOLD)
 COLOUR_SLUGS: tuple[str, ...] = tuple(c.slug for c in Colour)
+
+
+class BotLevel(StrEnum):
+    """How well a bot plays: what the host picks in the lobby, weakest first.
+
+    The values are stored with a bot's seat and written in game records.
+    """
+
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+class SeatRole(StrEnum):
+    """Who plays a seat."""
+
+    HUMAN = "human"  # a phone
+    BOT = "bot"  # a bot of a level the host added in the lobby
+    STAND_IN = "stand_in"  # a bot playing for a player who is away; their phone takes it back
+
+
+# The roles whose moves a bot chooses.
+BOT_ROLES: tuple[SeatRole, ...] = (SeatRole.BOT, SeatRole.STAND_IN)

@@ -13,15 +13,18 @@ from datetime import datetime
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from game.bot_levels import LEVELS, STAND_IN, level_of
+from game.bot_levels import LEVELS, level_of
 from game.engine import ActionError, GameState, NotationError, new_game, outcome, parse_action
 from game.engine.rules import apply_action
+from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Seat
 from game.writer import services
 
 FORMAT = "splendor-record 1"
-HUMAN = "human"
-BOT = "bot"
+# A seat is written as the role that chose its moves: a stand-in's moves were
+# its player's game, so it is written as that player.
+HUMAN = SeatRole.HUMAN
+BOT = SeatRole.BOT
 OFFICIAL = "official"
 NO_GOLD_SMALL = "no-gold-small"
 PLAYING = "playing"
@@ -68,8 +71,8 @@ class Record:
 
 
 def _seat_record(seat: Seat) -> SeatRecord:
-    if seat.is_bot and seat.bot_kind != STAND_IN:
-        return SeatRecord(BOT, level_of(seat.bot_kind))
+    if seat.role == SeatRole.BOT:
+        return SeatRecord(BOT, level_of(seat.bot_level))
     return SeatRecord(HUMAN, seat.name)
 
 
@@ -311,8 +314,8 @@ def _seat_rows(game: Game, seats: list[SeatRecord]) -> list[Seat]:
                     game=game,
                     position=position,
                     name=f"Bot {bots}",
-                    is_bot=True,
-                    bot_kind=seat.name,
+                    role=SeatRole.BOT,
+                    bot_level=seat.name,
                     bot_number=bots,
                 )
             )

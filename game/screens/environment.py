@@ -34,7 +34,7 @@ from jinja2.visitor import NodeTransformer
 from markupsafe import Markup, escape
 
 from game.languages import current
-from game.screens import pictures
+from game.screens import pictures, words
 
 
 def url(name: str, *args: Any) -> str:
@@ -109,6 +109,10 @@ def environment(**options: Any) -> Environment:
             "htmx_script": htmx_script,
             "get_current_language": translation.get_language,
             "get_available_languages": available_languages,
+            # The game's words (PHASE.RETURN, not "return"), and what base.html hands
+            # the JavaScript.
+            **words.TEMPLATE_WORDS,
+            "JS_VOCABULARY": words.JS_VOCABULARY,
         }
     )
     # Pictures are filters, `{{ colour|chip(amount) }}`: Jinja2 calls a filter directly,

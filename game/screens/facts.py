@@ -14,7 +14,7 @@ from game.engine import parse_action
 from game.engine.actions import TAKE
 from game.engine.colours import NAMES
 from game.engine.projection import GameView
-from game.engine.state import STALEMATE_ROUNDS
+from game.engine.state import OVER, STALEMATE_ROUNDS
 from game.screens import regions
 from game.screens.pictures import ROMAN
 from game.storage.household import own_win_label, win_label
@@ -32,7 +32,7 @@ def players(view: GameView, room: Room) -> list[dict[str, Any]]:
         {
             "seat": seat,
             "view": player,
-            "is_current": view.phase != "over" and player.seat == view.current,
+            "is_current": view.phase != OVER and player.seat == view.current,
             "is_first": player.seat == view.first_player,
             "acted_last": player.seat == view.last_turn_seat,
         }

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import ngettext
 
-from game.engine.actions import BUY, NOBLE, RESERVE, RETURN, TAKE, Action
+from game.engine.actions import BUY, NOBLE, PASS, RESERVE, RETURN, TAKE, Action
 from game.engine.cards import card, noble
 from game.engine.colours import GEMS, NAMES
 from game.engine.hints import (
@@ -32,6 +32,8 @@ from game.engine.hints import (
     suggest,
 )
 from game.engine.state import WINNING_POINTS, GameState
+from game.engine.vocabulary import Colour, SeatRole
+from game.languages import COLOUR_NAMES
 from game.models import Game, Seat
 from game.screens import jinja
 from game.screens.pictures import colour_label
@@ -64,14 +66,7 @@ def _gem_name(colour: str) -> str:
 
 def _card_colour(colour: str) -> str:
     """A colour's name as it stands before "card" (German declines it: "die grüne Karte")."""
-    names = {
-        "white": pgettext("card colour", "white"),
-        "blue": pgettext("card colour", "blue"),
-        "green": pgettext("card colour", "green"),
-        "red": pgettext("card colour", "red"),
-        "black": pgettext("card colour", "black"),
-    }
-    return names[colour]
+    return str(COLOUR_NAMES[Colour.of_slug(colour)].card)
 
 
 def _card_facts(card_id: int) -> dict[str, object]:
@@ -191,7 +186,7 @@ def _control(action: Action) -> tuple[str, str]:
         return f"sheet-deck-{action.level}", ""
     if action.kind in (TAKE, RETURN):
         return "", action.notation()
-    assert action.kind in (NOBLE, "pass"), action.kind
+    assert action.kind in (NOBLE, PASS), action.kind
     return "", ""
 
 
@@ -202,7 +197,7 @@ def read_for_hint(game_id: int, seat_id: int, version: int | None) -> tuple[Game
     when there is nothing to suggest.
     """
     game = Game.objects.filter(pk=game_id).first()
-    seat = Seat.objects.filter(pk=seat_id, game_id=game_id, is_bot=False).first()
+    seat = Seat.objects.filter(pk=seat_id, game_id=game_id, role=SeatRole.HUMAN).first()
     state = state_of(game) if game is not None else None
     if game is None or seat is None or state is None or game.status != Game.Status.PLAYING:
         raise NoHint(_("A hint is only for a game being played."))

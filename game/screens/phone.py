@@ -18,6 +18,7 @@ from game.engine.actions import BUY, PASS, RETURN, TAKE, Action
 from game.engine.colours import NAMES
 from game.engine.projection import ColourCount, GameView, PlayerView, colour_count
 from game.engine.state import MAX_RESERVED, OVER
+from game.engine.vocabulary import Phase
 from game.languages import in_language
 from game.screens import facts, jinja, pictures, regions
 from game.screens.regions import STATIC
@@ -322,7 +323,7 @@ def _playing(
     lists: dict[str, tuple[str, dict[str, str]]],
 ) -> dict[str, str]:
     assert view.me is not None
-    my_turn = view.phase != "over" and view.current == position
+    my_turn = view.phase != OVER and view.current == position
     found: dict[str, str] = {}
     found["turn"] = regions.render(
         "phone/regions/turn.html",
@@ -347,19 +348,19 @@ def _playing(
     found["noble-choice"] = regions.absent("noble-choice")
     found["pass-panel"] = regions.absent("pass-panel")
     found["take-picker"] = regions.absent("take-picker")
-    if my_turn and view.phase == "return":
+    if my_turn and view.phase == Phase.RETURN:
         found["return-picker"] = regions.render(
             "phone/regions/return_picker.html",
             {"tokens": view.me.tokens, "returns": legal["returns"]},
         )
-    if my_turn and view.phase == "noble":
+    if my_turn and view.phase == Phase.NOBLE:
         found["noble-choice"] = regions.render(
             "phone/regions/noble_choice.html",
             {"nobles": view.nobles, "choices": view.noble_choices},
         )
     if my_turn and legal["can_pass"]:
         found["pass-panel"] = regions.render("phone/regions/pass.html", {})
-    if view.phase == "main":
+    if view.phase == Phase.MAIN:
         items = _take_items(view, my_turn, legal["takes"])
         found["take-picker"] = regions.around(
             "phone/regions/take_picker.html",
@@ -396,7 +397,7 @@ def phone_screen(room: Room, view: GameView | None, position: int, log: str = ""
 
 
 def _phone_screen(room: Room, view: GameView | None, position: int, log: str) -> regions.Screen:
-    my_turn = view is not None and view.phase != "over" and view.current == position
+    my_turn = view is not None and view.phase != OVER and view.current == position
     phase = view.phase if view is not None else room.status
     status_html, status_parts = status_with_items(room, view, log, oob=False)
     found: dict[str, str] = {

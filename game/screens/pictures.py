@@ -18,20 +18,13 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from game.engine.projection import CardView, NobleView
+from game.engine.vocabulary import Colour
 from game.languages import COLOUR_LABELS, current
 from game.screens import jinja, regions
 
-# One mark drawn inside each gem, never translated: a red gem looks the same
-# on an English TV and a Finnish phone.
-COLOUR_MARKS = {
-    "white": "\u25c7",  # white diamond
-    "blue": "\u2248",  # water
-    "green": "\u2663",  # leaf (club)
-    "red": "\u2665",  # heart
-    "black": "\u2660",  # spade
-    "gold": "\u2605",  # star
-}
-NOTATION_LETTERS = {"white": "w", "blue": "u", "green": "g", "red": "r", "black": "k", "gold": "y"}
+# A colour's mark and notation letter by its slug, as templates name colours.
+COLOUR_MARKS = {c.slug: c.mark for c in Colour}
+NOTATION_LETTERS = {c.slug: c.letter for c in Colour}
 
 
 def colour_label(colour: str) -> str:

@@ -17,6 +17,7 @@ from markupsafe import escape
 
 from game.bot_levels import STAND_IN_CHOICES, hard_bot_choices, seconds_label
 from game.engine.projection import GameView
+from game.engine.state import OVER
 from game.languages import in_language
 from game.screens import facts, jinja, regions
 from game.screens.join_qr import REJOIN_MASK, qr_svg, rejoin_url
@@ -59,7 +60,7 @@ def _player(
     # get none, so they stay as cached and are not sent again.
     just = host["just"] if host["just"]["seat"] == position else NOTHING_JUST
     link = ""
-    if host["is_host"] and not seat.is_bot and not seat.connected:
+    if host["is_host"] and not seat.bot_plays and not seat.connected:
         # The host screen shows a rejoin QR for each seat whose phone is away.
         link = rejoin_url(host["url"], seat.rejoin_code)
         qr[f"rejoin-qr-{position}-{seat.rejoin_code}"] = partial(qr_svg, link, REJOIN_MASK)
@@ -264,7 +265,7 @@ def _table_screen(
     if view is not None:
         # Which panel is highlighted travels here, so a panel is re-sent only when
         # that player's holdings change (app.js sets the classes).
-        current = view.current if view.phase != "over" else -1
+        current = view.current if view.phase != OVER else -1
         acted_last = view.last_turn_seat
     status = escape(room.status)
     found: dict[str, str] = {

@@ -23,9 +23,10 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from game.bot_levels import EASY, HARD, MEDIUM, STAND_IN, level_of
+from game.bot_levels import level_of
 from game.engine import GameState, outcome
 from game.engine.state import Outcome
+from game.engine.vocabulary import BotLevel, SeatRole
 from game.models import Game, Seat
 from game.names import clean_name
 
@@ -41,7 +42,11 @@ def key_of(name: str) -> str:
 
 def bot_label(level: str) -> str:
     """A bot level's name in the history, in the language being rendered."""
-    labels = {EASY: _("Bot (easy)"), MEDIUM: _("Bot (medium)"), HARD: _("Bot (hard)")}
+    labels = {
+        BotLevel.EASY: _("Bot (easy)"),
+        BotLevel.MEDIUM: _("Bot (medium)"),
+        BotLevel.HARD: _("Bot (hard)"),
+    }
     return labels[level_of(level)]
 
 
@@ -115,19 +120,19 @@ class _SeatRow:
     game_id: int
     position: int
     name: str
-    is_bot: bool
-    bot_kind: str
+    role: str
+    bot_level: str
 
 
 def _entry(seat: _SeatRow) -> Entry:
-    return _entry_of(seat.name, seat.is_bot and seat.bot_kind != STAND_IN, seat.bot_kind)
+    return _entry_of(seat.name, seat.role == SeatRole.BOT, seat.bot_level)
 
 
 # A household has a few names, on thousands of seats.
 @lru_cache(maxsize=4096)
-def _entry_of(name: str, bot: bool, bot_kind: str) -> Entry:
+def _entry_of(name: str, bot: bool, bot_level: str) -> Entry:
     if bot:
-        level = level_of(bot_kind)
+        level = level_of(bot_level)
         return Entry(BOT_KEY + level, "", level)
     name = clean_name(name)
     return Entry(name.casefold(), name)
@@ -149,11 +154,11 @@ def _seat_rows(games: Any) -> dict[int, list[_SeatRow]]:
     found = (
         Seat.objects.filter(game__in=games.values("id"), forgotten=False)
         .order_by()
-        .values_list("game_id", "position", "name", "is_bot", "bot_kind")
+        .values_list("game_id", "position", "name", "role", "bot_level")
     )
     for row in found.iterator(chunk_size=2000):
         seat = _SeatRow(*row)
-        if seat.name.strip() or seat.is_bot:
+        if seat.name.strip() or seat.role == SeatRole.BOT:
             rows.setdefault(seat.game_id, []).append(seat)
     return rows
 
@@ -328,7 +333,7 @@ def wins_at_end(game: Game, seats: Iterable[Seat]) -> dict[int, int]:
 
 def _seat_key(seats: Iterable[Seat]) -> tuple[tuple[int, str, bool], ...]:
     return tuple(
-        (s.position, s.name, s.is_bot and s.bot_kind != STAND_IN) for s in seats if not s.forgotten
+        (s.position, s.name, s.role == SeatRole.BOT) for s in seats if not s.forgotten
     )
 
 
@@ -369,9 +374,7 @@ def forget(name: str) -> int:
     key = key_of(name)
     if not key:
         return 0
-    candidates = Seat.objects.filter(forgotten=False).exclude(
-        Q(is_bot=True) & ~Q(bot_kind=STAND_IN)
-    )
+    candidates = Seat.objects.filter(forgotten=False).exclude(role=SeatRole.BOT)
     ids = [
         seat_id
         for seat_id, seat_name in candidates.values_list("id", "name").iterator(chunk_size=2000)

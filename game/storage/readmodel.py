@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from game.bot_levels import STAND_IN, seat_name
+from game.bot_levels import seat_name
 from game.engine import GameState
 from game.engine.actions import parse_action
 from game.engine.projection import (
@@ -33,6 +33,7 @@ from game.engine.projection import (
     noble_view,
 )
 from game.engine.state import Outcome
+from game.engine.vocabulary import BOT_ROLES, SeatRole
 from game.models import Game, Seat
 from game.storage import household, store
 from game.storage.history import log_of
@@ -44,12 +45,11 @@ class SeatInfo:
 
     position: int
     stored_name: str  # a player's name; for a bot, a fallback (see `name`)
-    is_bot: bool
+    role: str  # a vocabulary.SeatRole
     connected: bool
     rejoin_code: str
-    stand_in: bool = False  # a bot playing for a player who left
     id: int = 0
-    bot_kind: str = ""
+    bot_level: str = ""
     bot_number: int = 0
     # Its phone went silent or its socket closed a moment ago: not away yet (still
     # `connected`), the TV marks it "reconnecting" (game.storage.presence).
@@ -61,7 +61,17 @@ class SeatInfo:
     @property
     def name(self) -> str:
         """What screens call this seat, in the language being rendered (bots by level)."""
-        return str(seat_name(self.stored_name, self.is_bot, self.bot_kind, self.bot_number))
+        return str(seat_name(self.stored_name, self.role, self.bot_level, self.bot_number))
+
+    @property
+    def bot_plays(self) -> bool:
+        """A bot chooses this seat's moves: one the host added, or a stand-in."""
+        return self.role in BOT_ROLES
+
+    @property
+    def stand_in(self) -> bool:
+        """A bot plays for a player who is away; their phone or code takes the seat back."""
+        return self.role == SeatRole.STAND_IN
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +104,8 @@ def _with_presence(room: Room, here: frozenset[int], reconnecting: frozenset[int
     seats = tuple(
         dataclasses.replace(
             s,
-            connected=s.is_bot or s.id in here or s.id in reconnecting,
-            reconnecting=not s.is_bot and s.id in reconnecting and s.id not in here,
+            connected=s.bot_plays or s.id in here or s.id in reconnecting,
+            reconnecting=not s.bot_plays and s.id in reconnecting and s.id not in here,
         )
         for s in room.seats
     )
@@ -120,12 +130,11 @@ def room_of(game: Game, seats: list[Seat], next_code: str = "") -> Room:
             SeatInfo(
                 s.position,
                 s.name,
-                s.is_bot,
-                s.is_bot,
+                s.role,
+                s.bot_plays,
                 s.rejoin_code,
-                stand_in=s.bot_kind == STAND_IN,
                 id=s.pk,
-                bot_kind=s.bot_kind,
+                bot_level=s.bot_level,
                 bot_number=s.bot_number,
                 wins=wins.get(s.position, 0),
             )

@@ -27,7 +27,7 @@ from django.db.models import BooleanField, DateTimeField, Field, Model
 from django.db.models.base import ModelState
 from django.utils import timezone
 
-from game.bot_levels import STAND_IN
+from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Seat, SnapshotField, dumps_snapshot
 
 
@@ -82,8 +82,8 @@ def _statements(vendor: str) -> dict[str, str]:
         ),
         # A connecting screen: its game by code, and the seat its player key holds.
         "who": (
-            f"SELECT g.{quote('id')}, g.{quote('host_key')}, s.{quote('id')}, s.{quote('is_bot')},"
-            f" s.{quote('bot_kind')} FROM {game} g LEFT JOIN {seat} s"
+            f"SELECT g.{quote('id')}, g.{quote('host_key')}, s.{quote('id')}, s.{quote('role')}"
+            f" FROM {game} g LEFT JOIN {seat} s"
             f" ON s.{quote('game_id')} = g.{quote('id')} AND s.{quote('player_key')} = %s"
             f" WHERE g.{quote('code')} = %s ORDER BY s.{quote('position')}"
         ),
@@ -231,8 +231,8 @@ def who(code: str, player_key: str) -> Who | None:
     game_id, host_key = rows[0][0], rows[0][1]
     if not player_key:  # the LEFT JOIN matched no seat, or seats without a key
         return Who(game_id, host_key, None, False)
-    humans = [seat_id for _, _, seat_id, is_bot, _ in rows if seat_id is not None and not is_bot]
-    stood_in = any(is_bot and kind == STAND_IN for _, _, _, is_bot, kind in rows)
+    humans = [seat_id for _, _, seat_id, role in rows if role == SeatRole.HUMAN]
+    stood_in = any(role == SeatRole.STAND_IN for _, _, _, role in rows)
     return Who(game_id, host_key, humans[0] if humans else None, stood_in)
 
 

@@ -66,7 +66,7 @@ def _line(game: Game, viewer_key: str) -> GameLine:
     seats = sorted(game.seats.all(), key=lambda s: s.position)
     players = tuple(
         PlayerLine(
-            seat_name(s.name, s.is_bot, s.bot_kind, s.bot_number),
+            seat_name(s.name, s.role, s.bot_level, s.bot_number),
             state.players[s.position].points if state else 0,
             s.position in winners,
         )
@@ -155,10 +155,10 @@ def _room(game: Game, state: GameState) -> Room:
         SeatInfo(
             s.position,
             s.name,
-            s.is_bot,
+            s.role,
             True,
             "",
-            bot_kind=s.bot_kind,
+            bot_level=s.bot_level,
             bot_number=s.bot_number,
         )
         for s in game.seats.order_by("position")

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from game import names
 from game.engine import GameState, outcome
+from game.engine.vocabulary import COLOUR_SLUGS
 from game.models import Game
 from game.screens.facts import log_items
 from game.storage.history import log_context
@@ -25,8 +26,7 @@ def how_to_play(request: HttpRequest) -> HttpResponse:
     # Only a path on this site: never send a player elsewhere.
     if not back.startswith("/") or back.startswith("//"):
         back = ""
-    colours = ("white", "blue", "green", "red", "black", "gold")
-    return render(request, "how_to_play.html", {"back": back, "colours": colours})
+    return render(request, "how_to_play.html", {"back": back, "colours": COLOUR_SLUGS})
 
 
 def game_log(request: HttpRequest, code: str) -> HttpResponse:

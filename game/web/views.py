@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from game import names
+from game.engine.vocabulary import SeatRole
 from game.models import Game, new_player_key
 from game.screens import snapshot
 from game.web import archive_views, forms
@@ -287,7 +288,7 @@ def play(request: HttpRequest, code: str) -> HttpResponse:
     seat = services.seat_of(game, known_key(request))
     if seat is None:
         return redirect("join", code=game.code)
-    if seat.is_bot:  # a stand-in played while this phone was away: it is back now
+    if seat.role == SeatRole.STAND_IN:  # it played while this phone was away: now it is back
         services.take_seat_back(game.id, seat.player_key)
     snap = snapshot.load_snapshot(game.id)
     context = {

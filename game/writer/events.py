@@ -51,7 +51,7 @@ def messages(
     lost its seat); `gone` are seats removed by this change; `log` the game's
     recent turns (game.storage.history.encode_recent), the same for every screen.
     """
-    held = {seat.id: "" if seat.is_bot else holders.get(seat.id, "") for seat in room.seats}
+    held = {seat.id: "" if seat.bot_plays else holders.get(seat.id, "") for seat in room.seats}
     viewers: list[Viewer] = [TABLE, *(s.position for s in room.seats if held[s.id])]
     views = views_for(state, viewers) if state is not None else {}
     sent: list[tuple[str, dict[str, Any]]] = [

@@ -25,10 +25,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from game import names
-from game.bot_levels import LEVELS, STAND_IN, STAND_IN_CHOICES, hard_bot_choices, make_level_bot
+from game.bot_levels import STAND_IN_CHOICES, hard_bot_choices, level_of, make_level_bot
 from game.engine import ActionError, GameState, NotationError, new_game, parse_action
+from game.engine.bot_registry import BOT_KINDS
 from game.engine.rules import apply_action
 from game.engine.rules import replay as replay_moves
+from game.engine.vocabulary import BOT_ROLES, BotLevel, SeatRole
 from game.languages import COLOUR_LABELS
 from game.models import Game, Seat, new_rejoin_code
 from game.names import read_code
@@ -40,8 +42,6 @@ log = logging.getLogger(__name__)
 
 MIN_SEATS = 2
 MAX_SEATS = 4
-# The levels the lobby offers, and the engine's older bot names.
-BOT_KINDS = (*LEVELS, "greedy", "random")
 NAME_MAX = names.NAME_MAX
 
 
@@ -80,7 +80,7 @@ def _publish_after_commit(
     bot_next = (
         state is not None
         and game.status == Game.Status.PLAYING
-        and any(s.is_bot and s.position == state.current for s in seats)
+        and any(s.bot_plays and s.position == state.current for s in seats)
     )
 
     if log is None:
@@ -194,8 +194,9 @@ def _require_lobby(game: Game) -> None:
         raise Refused(_("This game has already started."))
 
 
-def add_bot(game_id: int, host_key: str, kind: str = "medium") -> Seat:
-    """Fill the next empty seat with a bot of this level; screens name it per language."""
+def add_bot(game_id: int, host_key: str, kind: str = BotLevel.MEDIUM) -> Seat:
+    """Fill the next empty seat with a bot of this level (or an engine bot's name, stored
+    as the level it plays at); screens name it per language."""
     if kind not in BOT_KINDS:
         raise Refused(_("There is no such bot."))
     with transaction.atomic():
@@ -212,8 +213,8 @@ def add_bot(game_id: int, host_key: str, kind: str = "medium") -> Seat:
             game=game,
             position=count,
             name=f"Bot {number}",
-            is_bot=True,
-            bot_kind=kind,
+            role=SeatRole.BOT,
+            bot_level=level_of(kind),
             bot_number=number,
         )
         _publish_after_commit(game)
@@ -278,8 +279,8 @@ def rematch(game_id: int, host_key: str) -> Game:
                 position=seat.position,
                 name=seat.name,
                 player_key=seat.player_key,
-                is_bot=seat.is_bot,
-                bot_kind=seat.bot_kind,
+                role=seat.role,
+                bot_level=seat.bot_level,
                 bot_number=seat.bot_number,
             )
             for seat in game.seats.all()
@@ -306,13 +307,13 @@ def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | Non
     code = read_code(rejoin_code)
     with transaction.atomic():
         game = _lock(game_id)
-        humans = game.seats.filter(Q(is_bot=False) | Q(bot_kind=STAND_IN))
+        humans = game.seats.filter(role__in=(SeatRole.HUMAN, SeatRole.STAND_IN))
         seat = humans.filter(rejoin_code=code).first() if code else None
         if seat is None:
             rejoin_guard.failed(game_id, client)
             raise Refused(_("That rejoin code does not match a seat in this game."))
         rejoin_guard.succeeded(game_id, client)
-        if seat.player_key == player_key and not seat.is_bot:
+        if seat.player_key == player_key and seat.role == SeatRole.HUMAN:
             return seat  # this phone holds the seat already: nothing to take
         # A phone reconnecting (silent, or its socket closed, within the grace) counts
         # as connected: it is most likely on its way back, and its code is not on the
@@ -332,10 +333,9 @@ def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | Non
         # A phone holds one seat a game: let go of any other first.
         game.seats.filter(player_key=player_key).exclude(pk=seat.pk).update(player_key="")
         seat.player_key = player_key
-        seat.is_bot = False
-        seat.bot_kind = ""
+        seat.role = SeatRole.HUMAN
         seat.rejoin_code = _fresh_rejoin_code(game, seat.rejoin_code)
-        seat.save(update_fields=["player_key", "is_bot", "bot_kind", "rejoin_code"])
+        seat.save(update_fields=["player_key", "role", "rejoin_code"])
         _publish_after_commit(game)
         return seat
 
@@ -357,12 +357,11 @@ def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
         if game.status != Game.Status.PLAYING:
             raise Refused(_("The game is not running."))
         seat = game.seats.filter(position=position).first()
-        if seat is None or seat.is_bot:
+        if seat is None or seat.bot_plays:
             raise Refused(_("A bot already plays that seat."))
-        seat.is_bot = True
-        seat.bot_kind = STAND_IN
+        seat.role = SeatRole.STAND_IN
         seat.player_key = ""  # the phone that left loses the seat until it rejoins
-        seat.save(update_fields=["is_bot", "bot_kind", "player_key"])
+        seat.save(update_fields=["role", "player_key"])
         _publish_after_commit(game)
         return seat
 
@@ -413,30 +412,26 @@ def stand_in_for_away(game_id: int, position: int, expected_version: int) -> boo
         if game.version != expected_version or not game.state:
             return False
         seat = game.seats.filter(position=position).first()
-        if seat is None or seat.is_bot or game.state["current"] != position:
+        if seat is None or seat.bot_plays or game.state["current"] != position:
             return False
-        seat.is_bot = True
-        seat.bot_kind = STAND_IN
-        seat.save(update_fields=["is_bot", "bot_kind"])
+        seat.role = SeatRole.STAND_IN
+        seat.save(update_fields=["role"])
         _publish_after_commit(game)
         return True
 
 
 def take_seat_back(game_id: int, player_key: str) -> Seat | None:
     """Give a reconnected phone its seat back from a stand-in; None if it had none."""
-    stood_in = Seat.objects.filter(
-        game_id=game_id, player_key=player_key, is_bot=True, bot_kind=STAND_IN
-    )
+    stood_in = Seat.objects.filter(game_id=game_id, player_key=player_key, role=SeatRole.STAND_IN)
     if not player_key or not stood_in.exists():
         return None  # as nearly always: no write transaction (it waits for the writer)
     with transaction.atomic():
         game = _lock(game_id)
         seat = seat_of(game, player_key)
-        if seat is None or not seat.is_bot or seat.bot_kind != STAND_IN:
+        if seat is None or seat.role != SeatRole.STAND_IN:
             return None
-        seat.is_bot = False
-        seat.bot_kind = ""
-        seat.save(update_fields=["is_bot", "bot_kind"])
+        seat.role = SeatRole.HUMAN
+        seat.save(update_fields=["role"])
         _publish_after_commit(game)
         return seat
 
@@ -493,7 +488,7 @@ def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
             raise Refused(_("This game does not exist."))
         game, seats = locked
         seat = next((s for s in seats if player_key and s.player_key == player_key), None)
-        if seat is None or seat.is_bot:
+        if seat is None or seat.bot_plays:
             raise Refused(_("You do not have a seat in this game."))
         _apply(game, seat.position, text, version, seats)
 
@@ -503,7 +498,7 @@ def bot_to_play(game: Game) -> Seat | None:
     if game.status != Game.Status.PLAYING or not game.state:
         return None
     seat = game.seats.filter(position=game.state["current"]).first()
-    return seat if seat is not None and seat.is_bot else None
+    return seat if seat is not None and seat.bot_plays else None
 
 
 def play_bot_turn(game_id: int, expected_version: int) -> bool:
@@ -523,7 +518,7 @@ def play_bot_turn(game_id: int, expected_version: int) -> bool:
     assert state is not None
     if not connection.in_atomic_block:
         connection.close()  # nothing to read until the bot has chosen
-    bot = make_level_bot(seat.bot_kind, game.seed + game.version, game.hard_bot_seconds)
+    bot = make_level_bot(seat.bot_level, game.seed + game.version, game.hard_bot_seconds)
     action = bot.choose(state, seat.position)
     with transaction.atomic():
         game = _lock(game_id)
@@ -618,7 +613,7 @@ def pending_bot_turns() -> list[tuple[int, int]]:
         Game.objects.filter(status=Game.Status.PLAYING)
         .exclude(Q(bot_claim=F("version"), bot_claimed_at__gte=now - BOT_LEASE))
         .annotate(current=current)
-        .filter(seats__is_bot=True, seats__position=F("current"))
+        .filter(seats__role__in=BOT_ROLES, seats__position=F("current"))
     )
     return sorted(games.values_list("pk", "version"))
 

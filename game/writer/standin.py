@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from game.engine.vocabulary import SeatRole
 from game.models import Game, Seat
 from game.storage import presence, store
 from game.writer import background
@@ -44,7 +45,7 @@ def watch_turn(game: Game, current: int | None, seats: list[Seat], stand_in: Sta
     """After a committed change: watch the turn if it is a human seat's (option on)."""
     if game.stand_in_after is None or game.status != Game.Status.PLAYING:
         return
-    seat = next((s for s in seats if s.position == current and not s.is_bot), None)
+    seat = next((s for s in seats if s.position == current and not s.bot_plays), None)
     if seat is not None:
         away = seat.pk not in presence.present(game.id)
         watch(game.id, game.version, game.stand_in_after, away, stand_in)
@@ -94,7 +95,7 @@ def check(game_id: int, version: int, seen_away: bool, stand_in: StandIn) -> boo
     game = Game.objects.filter(pk=game_id, version=version).first()
     if game is None or not game.state or game.stand_in_after is None:
         return False
-    seat = game.seats.filter(position=game.state["current"], is_bot=False).first()
+    seat = game.seats.filter(position=game.state["current"], role=SeatRole.HUMAN).first()
     if seat is None:
         return False
     away = seat.pk not in presence.present(game_id)

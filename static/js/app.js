@@ -21,7 +21,8 @@
    phone: wait for a tap or for the page to be shown again). */
 (function () {
   "use strict";
-  var ORDER = "wugrky";
+  // The colours' notation letters in the engine's order: the vocabulary base.html hands over.
+  var ORDER = JSON.parse(document.getElementById("splendor-vocabulary").textContent).letters;
   var PING_EVERY = 2000;     // ms between heartbeats; the server answers "pong"
   var SILENT_AFTER = 4000;   // ms without any message: say "reconnecting"
   var DEAD_AFTER = 6000;     // ms without any message: the socket is dead, replace it

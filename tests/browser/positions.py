@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from game.engine import GameState, apply_action, legal_actions, new_game, replay
 from game.engine.actions import BUY, PASS, PASS_ACTION, buy
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.engine.colours import GOLD
 from game.engine.rules import can_afford, payments
 from game.engine.state import EMPTY, MAIN, NOBLE

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from game.engine import GameState, apply_action, new_game
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.records import archive
 from game.web.archive_views import turn_ends
 from tests.browser.helpers import BASE_DIR, Server, Table

@@ -6,7 +6,8 @@ import pytest
 
 from game.engine import GameState, apply_action, card, legal_actions, new_game, outcome
 from game.engine.actions import Action
-from game.engine.bots import BOTS, Bot, GreedyBot, RandomBot, make_bot, play_game
+from game.engine.bot_registry import BOTS, make_bot
+from game.engine.bots import Bot, GreedyBot, RandomBot, play_game
 
 GAMES = 200
 

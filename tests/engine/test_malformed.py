@@ -207,7 +207,7 @@ def test_a_legal_action_with_one_field_made_wrong_is_refused(start: GameState, d
             [
                 float(value) if type(value) is int else (0.5,),
                 bool(value) if type(value) is int else [],
-                value.upper() if type(value) is str else str(value),
+                value.upper() if isinstance(value, str) else str(value),
                 None,
                 tuple(float(v) for v in value) if type(value) is tuple and value else 1.5,
                 list(value) if type(value) is tuple else -1,

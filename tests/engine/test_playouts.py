@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import pytest
 
 from game.engine import CARDS, GameState, Outcome, apply_action, outcome, parse_action, replay
-from game.engine.bots import MAX_MOVES, Bot, make_bot
+from game.engine.bot_registry import make_bot
+from game.engine.bots import MAX_MOVES, Bot
 from game.engine.projection import view_for
 from game.engine.setup import new_game, starting_bank
 from game.engine.state import (

@@ -23,6 +23,7 @@ from game.engine.projection import (
     views_for,
 )
 from game.engine.state import EMPTY, MAIN
+from game.engine.vocabulary import ActionKind, Phase
 from tests.engine.builder import play, position
 from tests.engine.playouts import many_positions
 
@@ -30,7 +31,8 @@ from tests.engine.playouts import many_positions
 
 
 # Types that cannot hold a CardView (ColourCount and Action are tuples of strings and ints).
-LEAVES = frozenset({int, str, bool, float, type(None), ColourCount, Action})
+# Words of the vocabulary are strings (a state's phase is one once it has moved).
+LEAVES = frozenset({int, str, bool, float, type(None), ColourCount, Action, Phase, ActionKind})
 _fields: dict[type, tuple[str, ...]] = {}
 
 

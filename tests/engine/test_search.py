@@ -9,19 +9,11 @@ import pytest
 
 from game.engine import GameState, apply_action, card, legal_actions, new_game
 from game.engine.actions import BUY, RESERVE, Action
-from game.engine.bots import (
-    BOT_KINDS,
-    BOTS,
-    LEVELS,
-    Bot,
-    EasyBot,
-    GreedyBot,
-    RandomBot,
-    make_bot,
-    play_game,
-)
+from game.engine.bot_registry import BOT_KINDS, BOTS, make_bot
+from game.engine.bots import Bot, EasyBot, GreedyBot, RandomBot, play_game
 from game.engine.cards import CARDS
 from game.engine.search import SearchBot, candidates, determinise, unseen_cards
+from game.engine.vocabulary import BotLevel
 from tests.engine.builder import position
 
 # Tiny: these tests check behaviour, not strength. One playout means one round:
@@ -215,7 +207,7 @@ def test_time_budget_stops_the_search() -> None:
 
 
 def test_make_bot_levels() -> None:
-    assert LEVELS == ("easy", "medium", "hard")
+    assert tuple(BotLevel) == ("easy", "medium", "hard")
     assert set(BOT_KINDS) == {"random", "greedy", "easy", "medium", "hard"}
     assert isinstance(make_bot("easy", 1), EasyBot)
     assert isinstance(make_bot("medium", 1), GreedyBot)

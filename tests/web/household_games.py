@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 
 from game.engine import GameState, outcome
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.models import Game, new_player_key
 from game.writer import services
 from tests.engine.test_stalemate import never_buy

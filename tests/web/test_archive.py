@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.models import Game, Move, Seat
 from game.records import archive
 from game.writer import services
@@ -62,9 +62,9 @@ def test_export_then_import_gives_the_same_game() -> None:
     )
     assert copy.state == original.state
     assert moves_of(copy) == moves_of(original)
-    assert list(copy.seats.values_list("position", "name", "is_bot", "bot_kind")) == [
-        (0, "Ada", False, ""),
-        (1, "Bot 1", True, "medium"),
+    assert list(copy.seats.values_list("position", "name", "role", "bot_level")) == [
+        (0, "Ada", "human", ""),
+        (1, "Bot 1", "bot", "medium"),
     ]
     # Listed by when it was played (the record keeps whole seconds).
     copy.refresh_from_db()
@@ -154,9 +154,9 @@ result: playing
 def test_a_small_handwritten_record_imports() -> None:
     g = archive.store(archive.read(SMALL))
     assert (g.seed, g.version, g.status) == (5, 1, Game.Status.PLAYING)
-    assert list(g.seats.values_list("name", "is_bot", "bot_kind", "bot_number")) == [
-        ("Ada", False, "", 0),
-        ("Bot 1", True, "easy", 1),
+    assert list(g.seats.values_list("name", "role", "bot_level", "bot_number")) == [
+        ("Ada", "human", "", 0),
+        ("Bot 1", "bot", "easy", 1),
     ]
 
 

@@ -12,7 +12,7 @@ import threading
 import pytest
 from pytest_django.fixtures import Settings
 
-from game.bot_levels import STAND_IN
+from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Seat
 from game.storage import presence
 from game.writer import services, standin
@@ -83,7 +83,7 @@ def test_a_check_stands_in_only_for_an_away_phone_on_an_unchanged_turn() -> None
     assert not services.check_away(table.game_id, 7)  # the game is not at that version
     assert services.check_away(table.game_id, 0)
     ada.refresh_from_db()
-    assert ada.is_bot and ada.bot_kind == STAND_IN and ada.player_key == table.player(0).key
+    assert ada.role == SeatRole.STAND_IN and ada.player_key == table.player(0).key
     assert not services.check_away(table.game_id, 0)  # a second check changes nothing
 
 
@@ -97,7 +97,7 @@ def test_a_phone_there_is_watched_on_and_one_gone_since_gets_one_more_wait() -> 
     assert len(standin._checks.timers()) == 1  # watched on, in case its process dies silently
     presence.leave("ada-phone")  # gone (or its row expired) since the wait began
     assert not services.check_away(table.game_id, 0, seen_away=False)
-    assert len(standin._checks.timers()) == 2 and not _seat(table, 0).is_bot
+    assert len(standin._checks.timers()) == 2 and _seat(table, 0).role == SeatRole.HUMAN
     assert services.check_away(table.game_id, 0, seen_away=True)  # away a whole wait
 
 
@@ -105,7 +105,7 @@ def test_a_phone_there_is_watched_on_and_one_gone_since_gets_one_more_wait() -> 
 def test_no_stand_in_when_the_host_left_the_option_off() -> None:
     table = _table_with_stand_in(seconds=None)
     assert not services.check_away(table.game_id, 0)
-    assert not _seat(table, 0).is_bot
+    assert _seat(table, 0).role == SeatRole.HUMAN
 
 
 @pytest.mark.django_db(transaction=True)
@@ -141,11 +141,11 @@ async def test_an_away_phone_gets_a_stand_in_and_takes_its_seat_back(screens: Sc
     # Ada's phone comes back: she plays her seat again, and the game waits for her.
     ada = await screens.phone(table, 0)
     seat = await db(_seat)(table, 0)
-    assert not seat.is_bot and seat.bot_kind == ""
+    assert seat.role == SeatRole.HUMAN
     await ada.until(my_turn, timeout=30)
     await tv.until(lambda html: "a bot plays for Ada" not in html)
     waiting = await db(game)(table.game_id)
-    assert (await db(_seat)(table, 1)).bot_kind == STAND_IN  # Bob never came
+    assert (await db(_seat)(table, 1)).role == SeatRole.STAND_IN  # Bob never came
 
     # She leaves on her turn: after the wait a bot plays for her again.
     await ada.close()
@@ -165,7 +165,7 @@ async def test_no_stand_in_while_the_phone_is_connected(screens: Screens) -> Non
     await ada.until(my_turn)
     for timer in checks:  # it runs after the wait and finds her phone there
         await db(timer.join)(30)
-    assert not (await db(_seat)(table, 0)).is_bot
+    assert (await db(_seat)(table, 0)).role == SeatRole.HUMAN
     assert (await db(game)(table.game_id)).version == 0
 
 
@@ -176,5 +176,5 @@ def test_after_a_restart_the_waits_for_away_phones_resume() -> None:
     assert services.resume_stand_in_checks() == 1
     assert services.resume_stand_in_checks() == 0  # the next sweep: watched already
     _settle(table, 1)
-    assert _seat(table, 0).bot_kind == STAND_IN
+    assert _seat(table, 0).role == SeatRole.STAND_IN
     assert _consistent(table)[0] == 0

@@ -15,6 +15,7 @@ from game.engine import GameState
 from game.engine.actions import Action
 from game.engine.bots import EasyBot, GreedyBot
 from game.engine.search import SearchBot
+from game.engine.vocabulary import SeatRole
 from game.models import Game, Seat
 from game.screens import snapshot
 from game.storage import readmodel
@@ -34,8 +35,8 @@ def add_bots(table: Table, *levels: str) -> Client:
 
 
 def bot_seats(table: Table) -> list[tuple[int, str, int]]:
-    seats = Seat.objects.filter(game_id=table.game_id, is_bot=True).order_by("position")
-    return list(seats.values_list("position", "bot_kind", "bot_number"))
+    seats = Seat.objects.filter(game_id=table.game_id, role=SeatRole.BOT).order_by("position")
+    return list(seats.values_list("position", "bot_level", "bot_number"))
 
 
 def test_the_host_picks_each_bots_level() -> None:
@@ -86,7 +87,7 @@ def test_one_snapshot_names_bots_in_the_language_of_each_render() -> None:
 def test_older_bots_keep_their_stored_names() -> None:
     table = open_lobby(("Ada",))
     Seat.objects.create(
-        game_id=table.game_id, position=1, name="Bot 1", is_bot=True, bot_kind="greedy"
+        game_id=table.game_id, position=1, name="Bot 1", role=SeatRole.BOT, bot_level="medium"
     )
     assert snapshot.load_snapshot(table.game_id).room.seats[1].name == "Bot 1"
     assert bot_levels.level_of("greedy") == "medium" and bot_levels.level_of("random") == "easy"
@@ -100,9 +101,9 @@ def test_each_level_plays_with_the_engines_bot_for_it(settings: Any) -> None:
     assert isinstance(hard, SearchBot) and hard.budget == 0.05
     chosen = bot_levels.make_level_bot("hard", 1, 2.0)  # the game's own think time
     assert isinstance(chosen, SearchBot) and chosen.budget == 2.0
-    # Older games stored the engine's bot names; a stand-in plays as a medium bot.
+    # The engine's bot names play as their levels; a stand-in (no level) as a medium bot.
     assert isinstance(bot_levels.make_level_bot("random", 1), EasyBot)
-    assert isinstance(bot_levels.make_level_bot(bot_levels.STAND_IN, 1), GreedyBot)
+    assert isinstance(bot_levels.make_level_bot("", 1), GreedyBot)
 
 
 def test_hard_bots_play_a_game(settings: Any) -> None:
@@ -163,7 +164,7 @@ def test_a_bot_plays_for_a_phone_away_on_its_turn_until_it_reconnects() -> None:
     ada = table.player(0)
     assert services.stand_in_for_away(table.game_id, 0, 0)
     seat = Seat.objects.get(game_id=table.game_id, position=0)
-    assert (seat.is_bot, seat.bot_kind, seat.player_key) == (True, bot_levels.STAND_IN, ada.key)
+    assert (seat.role, seat.bot_level, seat.player_key) == (SeatRole.STAND_IN, "", ada.key)
 
     page = Client().get(f"/host/{table.code}/").content.decode()
     assert "a bot plays for Ada" in page  # the TV says who plays for whom
@@ -172,7 +173,7 @@ def test_a_bot_plays_for_a_phone_away_on_its_turn_until_it_reconnects() -> None:
     assert game(table.game_id).state["current"] == 1  # type: ignore[index]
     assert services.take_seat_back(table.game_id, ada.key) == seat
     seat.refresh_from_db()
-    assert (seat.is_bot, seat.bot_kind, seat.player_key) == (False, "", ada.key)
+    assert (seat.role, seat.bot_level, seat.player_key) == (SeatRole.HUMAN, "", ada.key)
     assert services.take_seat_back(table.game_id, ada.key) is None  # already back
 
 
@@ -183,7 +184,7 @@ def test_opening_the_phone_page_again_takes_the_seat_back() -> None:
     page = client_for(table.player(0).key).get(f"/play/{table.code}/")
     assert page.status_code == 200 and 'data-my-turn="1"' in page.content.decode()
     seat = Seat.objects.get(game_id=table.game_id, position=0)
-    assert not seat.is_bot and seat.player_key == table.player(0).key
+    assert seat.role == SeatRole.HUMAN and seat.player_key == table.player(0).key
 
 
 def test_the_rejoin_code_also_takes_the_seat_back_from_a_stand_in() -> None:
@@ -192,7 +193,7 @@ def test_the_rejoin_code_also_takes_the_seat_back_from_a_stand_in() -> None:
     seat = Seat.objects.get(game_id=table.game_id, position=0)
     services.rejoin(table.game_id, "another-phone", seat.rejoin_code)
     seat.refresh_from_db()
-    assert (seat.is_bot, seat.player_key) == (False, "another-phone")
+    assert (seat.role, seat.player_key) == (SeatRole.HUMAN, "another-phone")
 
 
 def test_no_stand_in_when_off_not_their_turn_or_the_game_moved_on() -> None:
@@ -202,7 +203,7 @@ def test_no_stand_in_when_off_not_their_turn_or_the_game_moved_on() -> None:
     assert not services.stand_in_for_away(table.game_id, 1, 0)  # Ada is to play
     play_as(table, "take:wug")
     assert not services.stand_in_for_away(table.game_id, 1, 0)  # seen at an older version
-    assert not Seat.objects.filter(game_id=table.game_id, is_bot=True).exists()
+    assert not Seat.objects.filter(game_id=table.game_id, role=SeatRole.STAND_IN).exists()
     assert services.stand_in_for_away(table.game_id, 1, 1)
 
 

@@ -14,7 +14,8 @@ from django.test import Client
 from pytest_django.fixtures import Settings
 
 from game.engine import legal_actions
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
+from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Presence, Seat, new_player_key
 from game.writer import services
 from tests.web.helpers import (
@@ -553,7 +554,10 @@ async def test_the_host_screen_forms_carry_a_csrf_token_django_accepts(screens: 
         return browser.post(url, {"kind": "greedy", "csrfmiddlewaretoken": secret}).status_code
 
     assert await db(post_add_bot)() == 302
-    assert await db(lambda: Seat.objects.filter(game_id=table.game_id, is_bot=True).count())() == 1
+    assert (
+        await db(lambda: Seat.objects.filter(game_id=table.game_id, role=SeatRole.BOT).count())()
+        == 1
+    )
     assert "Bot 1" in await tv.until(lambda message: "Bot 1" in message)
 
 

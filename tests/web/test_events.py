@@ -402,7 +402,7 @@ def test_the_row_tells_every_move_of_a_whole_game_as_a_replay_does(
     """Returns, noble choices and visits, turns of several moves, the end: after every
     move the turns the row keeps are those a replay of all the moves tells."""
     from game.engine import apply_action, parse_action
-    from game.engine.bots import make_bot
+    from game.engine.bot_registry import make_bot
     from game.models import Game
     from game.storage import history
     from game.writer import services

@@ -9,6 +9,7 @@ from channels.exceptions import ChannelFull
 
 from game.engine import new_game
 from game.engine.projection import TABLE, view_for
+from game.engine.vocabulary import SeatRole
 from game.storage.readmodel import Room, SeatInfo
 from game.web.layers import InMemoryChannelLayer
 
@@ -32,7 +33,9 @@ async def test_rooms_and_projections_are_shared_not_copied() -> None:
     names = [await layer.new_channel() for _ in range(2)]
     for name in names:
         await layer.group_add("game-3", name)
-    room = Room(3, "ABCDEF", "playing", 0, False, "", (SeatInfo(0, "Ada", False, True, "r"),))
+    room = Room(
+        3, "ABCDEF", "playing", 0, False, "", (SeatInfo(0, "Ada", SeatRole.HUMAN, True, "r"),)
+    )
     view = view_for(new_game(2, 7, 0), TABLE)
     await layer.group_send("game-3", {"type": "table.changed", "room": room, "view": view})
     for name in names:

@@ -22,7 +22,7 @@ from django.utils import timezone
 from pytest_django.fixtures import Settings
 
 from game.engine import apply_action, parse_action
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.models import Game, Presence, Seat
 from game.storage import presence, readmodel
 from game.writer import liveness, services

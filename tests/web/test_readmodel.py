@@ -7,9 +7,10 @@ import dataclasses
 import pytest
 
 from game.engine import new_game
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.engine.projection import TABLE, card_view, noble_view, view_for
 from game.engine.rules import apply_action
+from game.engine.vocabulary import SeatRole
 from game.storage.readmodel import Room, SeatInfo, decode_view, encode_view
 
 
@@ -32,17 +33,19 @@ def test_every_projection_survives_the_wire_through_a_whole_game(seed: int) -> N
 
 def test_a_room_with_presence_changes_only_who_is_connected() -> None:
     seats = (
-        SeatInfo(0, "Ada", False, False, "AAAA", id=11),
-        SeatInfo(1, "Bot", True, True, "", id=12, bot_kind="medium", bot_number=1),
-        SeatInfo(2, "Cy", True, False, "CCCC", stand_in=True, id=13, bot_kind="stand-in"),
-        SeatInfo(3, "Dee", False, True, "DDDD", id=14),
+        SeatInfo(0, "Ada", SeatRole.HUMAN, False, "AAAA", id=11),
+        SeatInfo(1, "Bot", SeatRole.BOT, True, "", id=12, bot_level="medium", bot_number=1),
+        SeatInfo(2, "Cy", SeatRole.STAND_IN, False, "CCCC", id=13),
+        SeatInfo(3, "Dee", SeatRole.HUMAN, True, "DDDD", id=14),
     )
     room = Room(5, "ABCD", "playing", 17, True, "EFGH", seats, 30, 2.5)
     shown = room.with_presence(frozenset({14}))
     # Every field as it was, but each seat's connected: a bot always, a human if here.
     expected = dataclasses.replace(
         room,
-        seats=tuple(dataclasses.replace(s, connected=s.is_bot or s.id == 14) for s in room.seats),
+        seats=tuple(
+            dataclasses.replace(s, connected=s.bot_plays or s.id == 14) for s in room.seats
+        ),
     )
     assert shown == expected
     assert [s.connected for s in shown.seats] == [False, True, True, True]

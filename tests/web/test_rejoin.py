@@ -7,6 +7,7 @@ from django.core.cache import cache
 from django.test import Client
 from pytest_django.fixtures import Settings
 
+from game.engine.vocabulary import SeatRole
 from game.models import Seat, new_player_key
 from game.storage import presence
 from game.writer import services
@@ -89,7 +90,7 @@ def test_a_stand_in_seat_is_taken_back_with_its_code() -> None:
     services.hand_to_bot(table.game_id, table.host_key, 1)
     code = seat(table, 1).rejoin_code
     back = services.rejoin(table.game_id, table.player(1).key, code)
-    assert not back.is_bot and back.bot_kind == ""
+    assert back.role == SeatRole.HUMAN
     assert seat(table, 1).rejoin_code != code
 
 

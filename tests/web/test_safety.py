@@ -168,9 +168,9 @@ def test_host_commands_with_bad_positions_change_nothing(table: Table, position:
     host.cookies["sessionid"] = table.host_session
     for path in ("remove", "stand-in"):
         check(host.post(f"/host/{table.code}/{path}/", {"position": position}), 302)
-    assert list(Seat.objects.filter(game_id=table.game_id).values_list("is_bot", flat=True)) == [
-        False,
-        False,
+    assert list(Seat.objects.filter(game_id=table.game_id).values_list("role", flat=True)) == [
+        "human",
+        "human",
     ]
 
 
@@ -179,8 +179,8 @@ def test_host_commands_with_odd_bot_kinds_are_refused(table: Table) -> None:
     host.cookies["sessionid"] = table.host_session
     for kind in ("", "x" * 5000, "\x00", "stand-in", ["greedy", "random"]):
         check(host.post(f"/host/{table.code}/bot/", {"kind": kind}), 302)
-    kinds = Seat.objects.filter(game_id=table.game_id, is_bot=True).values_list("bot_kind")
-    assert all(kind in [("greedy",), ("random",)] for kind in kinds)
+    levels = Seat.objects.filter(game_id=table.game_id, role="bot").values_list("bot_level")
+    assert all(level in [("medium",), ("easy",)] for level in levels)  # greedy, random
 
 
 @pytest.mark.parametrize("name", UNICODE_NAMES)

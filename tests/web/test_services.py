@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from game.engine import legal_actions
-from game.engine.bots import make_bot
+from game.engine.bot_registry import make_bot
 from game.models import Game, Move, Seat, new_player_key
 from game.writer import services
 from tests.web.helpers import (
@@ -33,11 +33,8 @@ Refused = services.Refused
 
 
 def seats(game_id: int) -> list[tuple[int, str, bool]]:
-    return list(
-        Seat.objects.filter(game_id=game_id)
-        .order_by("position")
-        .values_list("position", "name", "is_bot")
-    )
+    rows = Seat.objects.filter(game_id=game_id).order_by("position")
+    return [(s.position, s.name, s.bot_plays) for s in rows]
 
 
 def refused_and_unchanged(game_id: int, call: Callable[[], Any]) -> str:
@@ -118,7 +115,9 @@ def test_the_host_adds_and_removes_bots_and_seats_are_renumbered() -> None:
         (2, "Bot 1", True),
         (3, "Bot 2", True),
     ]
-    assert Seat.objects.get(game_id=table.game_id, position=3).bot_kind == "random"
+    assert (
+        Seat.objects.get(game_id=table.game_id, position=3).bot_level == "easy"
+    )  # random plays easy
     refused_and_unchanged(table.game_id, lambda: services.add_bot(table.game_id, table.host_key))
 
     services.remove_seat(table.game_id, table.host_key, 1)
@@ -462,7 +461,7 @@ def test_rematch_starts_a_new_game_with_the_same_seats(finished: Table) -> None:
         return list(
             Seat.objects.filter(game_id=game_id)
             .order_by("position")
-            .values_list("position", "name", "player_key", "is_bot", "bot_kind")
+            .values_list("position", "name", "player_key", "role", "bot_level")
         )
 
     assert seat_rows(fresh.id) == seat_rows(old.id)

@@ -188,7 +188,10 @@ from game.storage.readmodel import Room, SeatInfo
 
 # A change's message: its room and a seat's projection cross processes as JSON.
 view = view_for(new_game(2, 7, 0), 0)
-seats = (SeatInfo(0, "Ελένη 🦊", False, True, "r1", id=5), SeatInfo(1, "", True, False, "r2", id=6))
+seats = (
+    SeatInfo(0, "Ελένη 🦊", "human", True, "r1", id=5),
+    SeatInfo(1, "", "bot", False, "r2", id=6),
+)
 room = Room(1, "ABCDEF", "playing", 0, False, "", seats)
 
 async def main():
@@ -241,7 +244,10 @@ from game.web.layers import RedisChannelLayer
 from game.storage.readmodel import Room, SeatInfo
 
 view = view_for(new_game(2, 7, 0), TABLE)
-seats = (SeatInfo(0, "Łukasz", False, True, "r1", id=5), SeatInfo(1, "", True, False, "r2", id=6))
+seats = (
+    SeatInfo(0, "Łukasz", "human", True, "r1", id=5),
+    SeatInfo(1, "", "bot", False, "r2", id=6),
+)
 room = Room(1, "ABCDEF", "playing", 0, False, "", seats)
 
 async def main():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from game.engine.vocabulary import SeatRole
 from game.models import Move, Seat
 from game.writer import services
 from tests.web.helpers import (
@@ -36,7 +37,7 @@ def test_a_stand_in_bot_keeps_the_seat_and_its_rejoin_code_takes_it_back() -> No
     bob = Seat.objects.get(game_id=table.game_id, position=1)
     services.hand_to_bot(table.game_id, table.host_key, 1)
     bob.refresh_from_db()
-    assert bob.is_bot and bob.player_key == "" and bob.name == "Bob"
+    assert bob.role == SeatRole.STAND_IN and bob.player_key == "" and bob.name == "Bob"
     with pytest.raises(services.Refused):  # Bob's old phone no longer holds the seat
         services.play(table.game_id, table.player(1).key, "take:wug", 0)
     play_as(table, "take:wug")  # Ada plays; now the bot is to act for Bob
@@ -44,7 +45,7 @@ def test_a_stand_in_bot_keeps_the_seat_and_its_rejoin_code_takes_it_back() -> No
     new_phone = "new-phone-key"
     services.rejoin(table.game_id, new_phone, bob.rejoin_code.lower())
     bob.refresh_from_db()
-    assert not bob.is_bot and bob.player_key == new_phone and bob.bot_kind == ""
+    assert bob.role == SeatRole.HUMAN and bob.player_key == new_phone
     g = game(table.game_id)
     assert g.state == services.replay_game(g).to_dict()
 
@@ -76,7 +77,7 @@ def test_the_host_page_offers_a_bot_for_an_away_seat_only_to_the_host() -> None:
     assert 'data-stand-in="1"' in host.get(url).content.decode()
     assert "data-stand-in" not in guest.get(url).content.decode()
     guest.post(f"/host/{table.code}/stand-in/", {"position": "1"})
-    assert not Seat.objects.get(game_id=table.game_id, position=1).is_bot
+    assert Seat.objects.get(game_id=table.game_id, position=1).role == SeatRole.HUMAN
     response = host.post(f"/host/{table.code}/stand-in/", {"position": "1"})
     assert response.status_code == 302
-    assert Seat.objects.get(game_id=table.game_id, position=1).is_bot
+    assert Seat.objects.get(game_id=table.game_id, position=1).role == SeatRole.STAND_IN

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from pytest_django.fixtures import Settings
 
-from game.bot_levels import STAND_IN
+from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Presence, Seat
 from game.storage import presence, store
 from game.writer import services
@@ -86,7 +86,7 @@ def test_the_seats_are_the_orm_s_in_seat_order() -> None:
     _game, fast = locked
     orm = list(Seat.objects.filter(game_id=table.game_id).order_by("position"))
     assert [loaded(s) for s in fast] == [loaded(s) for s in orm]
-    assert [type(s.is_bot) for s in fast] == [bool] * 4
+    assert [s.bot_plays for s in fast] == [False, False, True, True]
     assert [s.position for s in fast] == [0, 1, 2, 3]
 
 
@@ -154,7 +154,7 @@ def test_who_connects_is_read_in_one_statement() -> None:
     assert store.who(code, "someone else") == (table.game_id, table.host_key, None, False)
     assert store.who("NOPE", ada.key) is None
     # A stand-in plays Bob's seat: no human seat for his key, and he is told so.
-    Seat.objects.filter(pk=seats[1].pk).update(is_bot=True, bot_kind=STAND_IN)
+    Seat.objects.filter(pk=seats[1].pk).update(role=SeatRole.STAND_IN)
     assert store.who(code, bob.key) == (table.game_id, table.host_key, None, True)
 
 

@@ -318,9 +318,9 @@ def test_the_host_runs_the_lobby_from_the_tv() -> None:
     host.post(f"/host/{table.code}/remove/", {"position": "1"})
     host.post(f"/host/{table.code}/remove/", {"position": "not a number"})
     seated = Seat.objects.filter(game_id=table.game_id).order_by("position")
-    assert list(seated.values_list("position", "is_bot", "bot_kind")) == [
-        (0, False, ""),
-        (1, True, "greedy"),
+    assert list(seated.values_list("position", "role", "bot_level")) == [
+        (0, "human", ""),
+        (1, "bot", "medium"),
     ]
     host.post(f"/host/{table.code}/start/")
     assert game(table.game_id).status == Game.Status.PLAYING

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("game", "0009_snapshot_as_text"),
+        ("game", "0011_remove_seat_is_bot"),
     ]
 
     operations = [

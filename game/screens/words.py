@@ -1,0 +1,37 @@
+"""The game's vocabulary as templates read it: compare with PHASE.RETURN, not with "return".
+
+Every template (pages and fragments) has these names as globals of its environment
+(game.screens.environment). The JavaScript gets JS_VOCABULARY as JSON from base.html.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, BotLevel, Colour, Phase, SeatRole
+from game.models import Game
+from game.storage.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
+
+# Plain dicts, so a template reads PHASE.RETURN (an Enum class would be called).
+PHASE: dict[str, str] = {phase.name: phase.value for phase in Phase}
+ACTION: dict[str, str] = {kind.name: kind.value for kind in ActionKind}
+COLOUR: dict[str, str] = {colour.name: colour.slug for colour in Colour}
+ROLE: dict[str, str] = {role.name: role.value for role in SeatRole}
+LEVEL: dict[str, str] = {level.name: level.value for level in BotLevel}
+# The game log tells takes apart (game.storage.history): three colours, two of one, fewer.
+TAKE_FORM: dict[str, str] = {"THREE": TAKE_THREE, "TWO": TAKE_TWO, "FEWER": TAKE_FEWER}
+# A game's status (lobby, playing, over) is the web side's word, kept by the model.
+STATUS: dict[str, str] = {status.name: status.value for status in Game.Status}
+
+# What base.html hands the JavaScript as JSON: what static/js/app.js reads.
+JS_VOCABULARY: dict[str, Any] = {"letters": COLOUR_LETTERS}
+
+TEMPLATE_WORDS: dict[str, Any] = {
+    "PHASE": PHASE,
+    "ACTION": ACTION,
+    "COLOUR": COLOUR,
+    "ROLE": ROLE,
+    "LEVEL": LEVEL,
+    "TAKE_FORM": TAKE_FORM,
+    "STATUS": STATUS,
+}
