@@ -332,9 +332,7 @@ def wins_at_end(game: Game, seats: Iterable[Seat]) -> dict[int, int]:
 
 
 def _seat_key(seats: Iterable[Seat]) -> tuple[tuple[int, str, bool], ...]:
-    return tuple(
-        (s.position, s.name, s.role == SeatRole.BOT) for s in seats if not s.forgotten
-    )
+    return tuple((s.position, s.name, s.role == SeatRole.BOT) for s in seats if not s.forgotten)
 
 
 # A finished game's end screen asks again at each connect and resync: once per
