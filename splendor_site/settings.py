@@ -228,6 +228,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # one-line play command works on a fresh clone; re-scan on each request only in DEBUG.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
+# Files browsers ask for at the site's root (/favicon.ico), served as they are.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 # STATIC_ROOT only exists after an optional collectstatic: not worth a warning.
 warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
 

@@ -362,6 +362,7 @@
   function afterUpdate(before) {
     copyMeta("screen", "screen-meta");
     copyMeta("hand", "hand-meta");
+    hintAnswered();
     var redirect = document.querySelector("[data-redirect]");
     if (redirect) { location.href = redirect.getAttribute("data-redirect"); return; }
     var h = hand();
@@ -462,8 +463,17 @@
     var h = hand();
     if (!h || conn.state !== "open") return;
     if (!rawSend({ hint: true, version: h.getAttribute("data-version") })) return;
-    button.disabled = true;  // the new hint panel of the next version enables it again
+    button.disabled = true;  // until the answer is shown (or the next version's panel comes)
+    if (!button.hasAttribute("data-label")) button.setAttribute("data-label", button.textContent);
     button.textContent = button.getAttribute("data-thinking") || button.textContent;
+  }
+  // The answer is on screen: the button says what it does again, and may be asked again.
+  function hintAnswered() {
+    var button = document.querySelector("#hint [data-hint][data-label]");
+    if (!button || !document.querySelector("#hint [data-hint-action]")) return;
+    button.textContent = button.getAttribute("data-label");
+    button.removeAttribute("data-label");
+    button.disabled = false;
   }
   // Put the hinted gems into their picker; the player still confirms them.
   function preselect(notation) {

@@ -152,9 +152,10 @@ def test_a_tap_on_a_greyed_out_button_says_why(recorder: Recorder, tv: Table) ->
     expect(flash).to_contain_text("Pick")
 
 
-# Every card in the market affordable, each marked "can buy" in the phone's
-# language: the common turn must still fit the screen, and no label may run
-# over its card's neighbours.
+# Every card in the market affordable, each marked "can buy" (a check mark, and
+# the words in the phone's language for screen readers) as
+# templates/jinja2/phone/can_buy.html does: the common turn must still fit the
+# screen, and no mark may run over its card's neighbours.
 WORST_MARKET_JS = """
 (label) => {
   document.querySelectorAll(".market-panel .card-button").forEach((button) => {
@@ -164,7 +165,13 @@ WORST_MARKET_JS = """
     line.className = "pay-line";
     const pill = document.createElement("span");
     pill.className = "can-buy";
-    pill.textContent = label;
+    const mark = document.createElement("span");
+    mark.className = "can-buy-mark";
+    mark.textContent = "✓";
+    const words = document.createElement("span");
+    words.className = "visually-hidden";
+    words.textContent = label;
+    pill.append(mark, words);
     line.appendChild(pill);
     button.appendChild(line);
   });

@@ -1,0 +1,649 @@
+"""Every page fits its screen, in every language.
+
+The replay (first, middle and last turn), the start page and the lobby at both
+TV sizes; the start page at 360x740; a whole 4-player game on 360x740 phones in
+English, German and Finnish, checked on every turn; the connection banner in
+every language; the hint button after its answer; the favicon. No page may
+get a 4xx answer, and axe-core finds nothing on the replay or the start page.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.utils import translation
+from django.utils.translation import gettext
+from playwright.sync_api import BrowserContext, Page, Response, expect
+
+from game.engine import apply_action, new_game
+from game.engine.bot_registry import make_bot
+from game.records import archive
+from tests.browser.game_setup import by_turn, start_game
+from tests.browser.helpers import ARTIFACTS, BASE_DIR, PHONE_OPTIONS, Phone, Recorder, Server, Table
+from tests.browser.test_accessibility import AXE, INSTALL
+from tests.browser.test_layout import MIN_TARGET, OVERFLOW_JS
+from tests.browser.test_tv_layout import FIT_PROBE, MIN_FONT_1080P, SIZES, SMALLEST_TEXT_JS
+
+pytestmark = pytest.mark.browser
+
+LANGUAGES = ("en", "de", "fi")
+PHONE_SIZE = (PHONE_OPTIONS["viewport"]["width"], PHONE_OPTIONS["viewport"]["height"])
+NAMES = ("Aino Aaltonen-Virtanen", "Bertil Bäckström", "Cecilia Virtanen")
+
+
+# ---------------------------------------------------------------- what every test watches
+
+
+@pytest.fixture
+def bad_answers(recorder: Recorder) -> Iterator[list[str]]:
+    """Every 4xx or 5xx answer any page of the test got; none may come."""
+    found: list[str] = []
+    make_context = recorder._context
+
+    def watched(**options: Any) -> BrowserContext:
+        context = make_context(**options)
+
+        def on_response(response: Response) -> None:
+            if response.status >= 400:
+                found.append(f"{response.status} {response.request.method} {response.url}")
+
+        context.on("response", on_response)
+        return context
+
+    recorder._context = watched  # type: ignore[method-assign]
+    yield found
+    assert not found, "pages got error answers:\n" + "\n".join(found)
+
+
+@pytest.fixture(scope="module")
+def axe() -> Path:
+    if AXE.exists():
+        return AXE
+    reason = f"axe-core is missing ({AXE}): install it with `{INSTALL}`"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"The accessibility tests must run in CI, but {reason}.")
+    pytest.skip(f"Accessibility tests skipped: {reason}.")
+
+
+def axe_findings(page: Page, axe: Path, where: str) -> list[str]:
+    """Every axe-core violation on the page as it is, of any impact."""
+    if not page.evaluate("() => !!window.axe"):
+        page.evaluate("() => {\n" + axe.read_text() + "\n}")  # the CSP refuses inline scripts
+    result: dict[str, Any] = page.evaluate(
+        "async () => await axe.run(document, {resultTypes: ['violations']})"
+    )
+    return [
+        f"{where}: {v['id']} ({v['impact']}): {v['help']} at "
+        f"{[' '.join(map(str, n['target'])) for n in v['nodes'][:4]]}"
+        for v in result["violations"]
+    ]
+
+
+def screen_at(recorder: Recorder, size: tuple[int, int], language: str, label: str) -> Table:
+    """A TV (or computer) screen of this size whose browser asks for this language."""
+    width, height = size
+    context = recorder._context(viewport={"width": width, "height": height}, locale=language)
+    screen = Table(page=context.new_page(), context=context, label=label)
+    screen.watch()
+    recorder.screens.append(screen)
+    return screen
+
+
+def phone_in(recorder: Recorder, language: str, label: str) -> Phone:
+    """A 360x740 phone whose browser asks for this language."""
+    context = recorder._context(**PHONE_OPTIONS, locale=language)
+    phone = Phone(page=context.new_page(), context=context, label=label)
+    phone.watch()
+    recorder.screens.append(phone)
+    return phone
+
+
+def snapshot(screen: Table | Phone, name: str, *, full_page: bool = False) -> None:
+    """A screenshot for people to look at, taken without touching the page.
+
+    Playwright hides the text caret with an inline style by default, which the
+    pages' Content-Security-Policy refuses (a console error).
+    """
+    ARTIFACTS.mkdir(exist_ok=True)
+    screen.page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=full_page, caret="initial")
+
+
+# Whether the page is exactly one screen, and anything that sticks out of it.
+ONE_SCREEN_JS = """
+(selectors) => {
+  const root = document.scrollingElement, w = innerWidth, h = innerHeight;
+  const found = [];
+  if (root.scrollHeight > h) found.push(`page ${root.scrollHeight} px tall in ${h}`);
+  if (root.scrollWidth > w) found.push(`page ${root.scrollWidth} px wide in ${w}`);
+  document.querySelectorAll(selectors).forEach((el) => {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) return;
+    const name = `${el.tagName.toLowerCase()}#${el.id}.${[...el.classList].join(".")}`;
+    if (r.left < -0.5 || r.top < -0.5 || r.right > w + 0.5 || r.bottom > h + 0.5)
+      found.push(`${name} at ${Math.round(r.left)},${Math.round(r.top)}`
+        + `..${Math.round(r.right)},${Math.round(r.bottom)} in ${w}x${h}`);
+    const style = getComputedStyle(el);
+    const clips = style.overflowY !== "visible" || style.overflowX !== "visible";
+    if (clips && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1))
+      found.push(`${name} cut off: ${el.scrollWidth}x${el.scrollHeight} in `
+        + `${el.clientWidth}x${el.clientHeight}`);
+  });
+  return found;
+}
+"""
+
+
+def assert_one_screen(page: Page, where: str, selectors: str) -> None:
+    found: list[str] = page.evaluate(ONE_SCREEN_JS, selectors)
+    assert not found, f"{where} does not fit its screen:\n" + "\n".join(found)
+
+
+def assert_text_size(page: Page, where: str, minimum: float) -> None:
+    smallest: dict[str, Any] = page.evaluate(SMALLEST_TEXT_JS)
+    assert smallest["min"] >= minimum - 0.01, f"{where}: text under {minimum} px: {smallest}"
+
+
+# ---------------------------------------------------------------- games kept on the server
+
+
+def bot_record(seed: int, humans: tuple[str, ...], bots: int) -> archive.Record:
+    """A whole game by greedy bots, kept as if these people and bots had played it."""
+    players = len(humans) + bots
+    state = new_game(players, seed)
+    movers = [make_bot("greedy", seat + 1) for seat in range(players)]
+    moves = []
+    while not state.is_over:
+        action = movers[state.current].choose(state, state.current)
+        apply_action(state, action)
+        moves.append(action.notation())
+    seats = [archive.SeatRecord(archive.HUMAN, name) for name in humans]
+    seats += [archive.SeatRecord(archive.BOT, "hard") for _ in range(bots)]
+    return archive.Record(
+        seed=seed,
+        seats=seats,
+        first_player=state.first_player,
+        moves=moves,
+        result=archive.result_of(state),
+    )
+
+
+STORE_RECORDS = """
+import sys
+from pathlib import Path
+from game.records import archive
+for path in sys.argv[1:]:
+    print("stored", archive.store(archive.read(Path(path).read_text(encoding="utf-8"))).code)
+"""
+
+
+def keep_games(server: Server, records: list[archive.Record]) -> list[str]:
+    """Store the records in the live server's database; return their room codes."""
+    paths = []
+    for number, record in enumerate(records):
+        path = server.log.parent / f"fit-{record.seed}-{number}.txt"
+        path.write_text(archive.write(record), encoding="utf-8")
+        paths.append(str(path))
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env["SPLENDOR_DB_PATH"] = str(server.log.parent / "db.sqlite3")
+    script = server.log.parent / "store_records.py"
+    script.write_text(STORE_RECORDS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(BASE_DIR / "manage.py"), "shell", "-c", _run_script(script, paths)],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    codes = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("stored ")]
+    assert len(codes) == len(records), done.stdout + done.stderr
+    return codes
+
+
+def _run_script(script: Path, paths: list[str]) -> str:
+    return (
+        f"import sys, runpy; sys.argv = {[str(script), *paths]!r}; "
+        f"runpy.run_path({str(script)!r}, run_name='__main__')"
+    )
+
+
+# ---------------------------------------------------------------- the replay
+
+REPLAY_PARTS = (
+    "#replay-bar, .replay-steps, .table .board, .table .player, .table .turn-line, "
+    ".table .last-turn, .table .game-log, .end-screen"
+)
+
+
+def test_the_replay_fits_the_tv_on_its_first_middle_and_last_turn(
+    recorder: Recorder, bad_answers: list[str], axe: Path
+) -> None:
+    record = bot_record(31, NAMES, bots=1)
+    (code,) = keep_games(recorder.server, [record])
+    found: list[str] = []
+    for size in SIZES:
+        tv = screen_at(recorder, size, "en", f"TV-{size[0]}x{size[1]}")
+        tv.page.add_init_script(FIT_PROBE)
+        tv.page.goto(f"/replay/{code}/")
+        last = int(tv.page.locator("#replay").get_attribute("data-last") or 0)
+        for step in (0, last // 2, last):
+            _replay_step(tv, step)
+            where = f"the replay at {size[0]}x{size[1]}, turn {step} of {last}"
+            assert_one_screen(tv.page, where, REPLAY_PARTS)
+            # The TV's own check: nothing cut off or running into another region.
+            problems = tv.page.evaluate("label => window.__measure(label)", where)
+            assert not problems, "\n".join(problems)
+            snapshot(tv, f"fit-replay-{size[0]}-step-{step}")
+        _the_result_reads_and_steps_aside(tv)
+        if size == SIZES[0]:
+            assert_text_size(tv.page, "the replay at 1080p", MIN_FONT_1080P)
+            found += axe_findings(tv.page, axe, "replay, last turn")
+            _replay_step(tv, 0)
+            found += axe_findings(tv.page, axe, "replay, the deal")
+    assert not found, "\n".join(found)
+
+
+def _replay_step(tv: Table, step: int) -> None:
+    """Go to a step with the page's own Go to turn form, as a viewer would."""
+    tv.page.locator("#replay-turn").fill(str(step))
+    tv.page.locator("#replay-go").click()
+    expect(tv.page.locator("#replay")).to_have_attribute("data-step", str(step))
+
+
+def _the_result_reads_and_steps_aside(tv: Table) -> None:
+    """On the last turn the result is whole on screen, over the table, and can be put aside."""
+    result = tv.page.locator("#replay .end-screen")
+    expect(result).to_be_visible()
+    expect(result.locator(".ranking tbody tr")).to_have_count(4)
+    box = result.bounding_box()
+    size = tv.page.viewport_size
+    assert box and size
+    inside = box["x"] >= 0 and box["y"] >= 0
+    inside = inside and box["x"] + box["width"] <= size["width"]
+    assert inside and box["y"] + box["height"] <= size["height"], f"the result at {box}"
+    steps = tv.page.locator(".replay-steps").bounding_box()
+    assert steps and steps["y"] + steps["height"] <= box["y"], "the result covers the steps"
+    tv.page.locator("#end-close").click()
+    expect(result).to_be_hidden()
+    tv.page.locator("#show-results").click()
+    expect(result).to_be_visible()
+
+
+# ---------------------------------------------------------------- the TV's game log
+
+# After every update: each turn of the log is shown whole or not at all.
+LOG_PROBE = """
+window.__logCuts = {samples: 0, cuts: []};
+window.__logCut = function () {
+  const list = document.querySelector(".table .game-log ol");
+  if (!list) return [];
+  const box = list.getBoundingClientRect(), log = list.parentElement.getBoundingClientRect();
+  const bottom = Math.min(box.bottom, log.bottom);
+  return [...list.children].flatMap((li) => {
+    const r = li.getBoundingClientRect();
+    const seen = r.height && r.left < box.right - 0.5 && r.top < bottom - 0.5;
+    return seen && (r.bottom > bottom + 0.5 || r.right > box.right + 0.5)
+      ? [`${li.id} at ${Math.round(r.top)}..${Math.round(r.bottom)},`
+        + ` shown to ${Math.round(bottom)}`]
+      : [];
+  });
+};
+document.addEventListener("splendor:swapped", () => requestAnimationFrame(() => {
+  window.__logCuts.samples += 1;
+  window.__logCuts.cuts.push(...window.__logCut());
+}));
+"""
+
+
+def test_the_tv_log_shows_whole_turns_only(recorder: Recorder, bad_answers: list[str]) -> None:
+    host = screen_at(recorder, SIZES[0], "de", "TV-1080")
+    host.page.add_init_script(LOG_PROBE)
+    host.new_game(recorder.server)
+    for _ in range(4):
+        host.add_bot()
+    small = screen_at(recorder, SIZES[1], "fi", "TV-720")
+    small.page.add_init_script(LOG_PROBE)
+    # The bots play at once and fast; each TV's probe measures every update it gets
+    # (the first is its whole view), so nothing here waits for a quiet moment.
+    with host.page.expect_navigation():
+        host.page.locator("#start-game").click()
+    small.page.goto(f"/host/{host.code}/")
+    for screen in (host, small):
+        expect(screen.page.locator(".end-screen")).to_be_visible(timeout=120000)
+        screen.settle(timeout=30000)
+        result: dict[str, Any] = screen.page.evaluate("window.__logCuts")
+        assert result["samples"] > 0, f"{screen.label}: the probe saw no update"
+        assert not result["cuts"], f"{screen.label}: turns cut in half:\n" + "\n".join(
+            result["cuts"][:10]
+        )
+        shown = screen.page.evaluate(
+            "() => [...document.querySelectorAll('.table .game-log li')].filter((li) => {"
+            " const r = li.getBoundingClientRect(),"
+            " b = li.parentElement.getBoundingClientRect(); return r.left < b.right; }).length"
+        )
+        assert shown >= 2, f"{screen.label}: the log shows {shown} turns"
+        snapshot(screen, f"fit-log-{screen.label}")
+
+
+# ---------------------------------------------------------------- the start page and the lobby
+
+HOME_PARTS = ".home > *, .game-line, .home button, .home a, .home select, .home input"
+
+
+def test_the_start_page_fits_a_tv_and_a_phone_in_every_language(
+    recorder: Recorder, bad_answers: list[str], axe: Path
+) -> None:
+    # A full page of finished 4-player games with long names, and games this TV hosts.
+    records = [bot_record(seed, NAMES, bots=1) for seed in range(100, 108)]
+    keep_games(recorder.server, records)
+    found: list[str] = []
+    for language in LANGUAGES:
+        for size in SIZES:
+            tv = screen_at(recorder, size, language, f"TV-{language}-{size[0]}")
+            tv.new_game(recorder.server)
+            tv.page.goto("/")
+            expect(tv.page.locator(".game-line")).to_have_count(8)
+            where = f"the start page in {language} at {size[0]}x{size[1]}"
+            assert_one_screen(tv.page, where, HOME_PARTS)
+            if size == SIZES[0]:
+                assert_text_size(tv.page, where, MIN_FONT_1080P)
+                found += axe_findings(tv.page, axe, where)
+            snapshot(tv, f"fit-home-{language}-{size[0]}")
+        phone = phone_in(recorder, language, f"phone-{language}")
+        phone.page.goto("/")
+        phone.page.locator(".house-rules summary").tap()  # the checkbox is a target too
+        expect(phone.page.locator(".house-rules input[type=checkbox]")).to_be_visible()
+        _fits_a_phone(
+            phone, f"the start page in {language} at 360 px", "a, button, input, select, summary"
+        )
+        found += axe_findings(phone.page, axe, f"the start page on a phone in {language}")
+        snapshot(phone, f"fit-home-{language}-phone", full_page=True)
+    assert not found, "\n".join(found)
+
+
+# Visible targets smaller than a fingertip, described for the message.
+SMALL_TARGETS_JS = """
+([selector, min]) => [...document.querySelectorAll(selector)].flatMap((el) => {
+  const r = el.getBoundingClientRect();
+  if (!r.width || !r.height || getComputedStyle(el).visibility === "hidden") return [];
+  if (el.closest(".visually-hidden")) return [];
+  if (r.width >= min - 0.01 && r.height >= min - 0.01) return [];
+  const text = (el.textContent || el.value || el.type || "")
+    .replace(/\\s+/g, " ").trim().slice(0, 30);
+  return [`${el.tagName.toLowerCase()}.${[...el.classList].join(".")} "${text}" `
+    + `${r.width.toFixed(1)}x${r.height.toFixed(1)}`];
+})
+"""
+
+
+def _fits_a_phone(phone: Phone, where: str, targets: str) -> None:
+    overflow: dict[str, Any] = phone.page.evaluate(OVERFLOW_JS, PHONE_SIZE[0])
+    assert overflow["scrollWidth"] <= PHONE_SIZE[0], f"{where} scrolls sideways: {overflow}"
+    small: list[str] = phone.page.evaluate(SMALL_TARGETS_JS, [targets, MIN_TARGET])
+    assert not small, f"{where}: targets under {MIN_TARGET} px:\n" + "\n".join(small)
+
+
+# Each setting: its question above, its choice and Save side by side, and the
+# next setting below them (nothing wraps beside another's label).
+SETTINGS_JS = """
+() => [...document.querySelectorAll(".lobby form.stand-in-after, .lobby form.hard-bot-seconds")]
+  .map((form) => {
+    const box = (sel) => form.querySelector(sel).getBoundingClientRect();
+    const label = box("label"), choice = box("select"), save = box("button");
+    return {
+      form: form.className,
+      labelAbove: label.bottom <= choice.top + 0.5,
+      saveBeside: save.top < choice.bottom && choice.top < save.bottom && save.left >= choice.right,
+      bottom: Math.max(choice.bottom, save.bottom),
+      top: label.top,
+    };
+  })
+"""
+
+LOBBY_PARTS = ".lobby > *, .lobby button, .lobby select, .lobby label, .lobby .qr"
+
+
+def test_the_lobby_settings_fit_the_tv_in_every_language(
+    recorder: Recorder, bad_answers: list[str]
+) -> None:
+    for language in LANGUAGES:
+        for size in SIZES:
+            tv = screen_at(recorder, size, language, f"TV-{language}-{size[0]}")
+            url = tv.new_game(recorder.server)
+            for _ in range(2):
+                tv.add_bot()
+            where = f"the lobby in {language} at {size[0]}x{size[1]}"
+            assert_one_screen(tv.page, where, LOBBY_PARTS)
+            if size == SIZES[0]:
+                assert_text_size(tv.page, where, MIN_FONT_1080P)
+            settings: list[dict[str, Any]] = tv.page.evaluate(SETTINGS_JS)
+            assert len(settings) == 2, settings
+            for setting in settings:
+                assert setting["labelAbove"] and setting["saveBeside"], f"{where}: {setting}"
+            assert settings[0]["bottom"] <= settings[1]["top"], f"{where}: {settings}"
+            snapshot(tv, f"fit-lobby-{language}-{size[0]}")
+        # A phone seated in the lobby.
+        phone = phone_in(recorder, language, f"phone-{language}")
+        phone.join(url, NAMES[0])
+        _fits_a_phone(phone, f"a phone in the lobby in {language}", "#live a, #live button")
+
+
+# ---------------------------------------------------------------- a whole game on phones
+
+# What a turn needs, each on screen (the page at its top): the status, my
+# tokens and bonuses, the gems to take or give back, and the market.
+TURN_FITS_JS = """
+() => {
+  window.scrollTo({top: 0, behavior: "instant"});
+  const h = innerHeight, w = innerWidth;
+  const need = ["#status", "#turn", ".mine .tokens", ".mine .bonuses", ".market-panel"];
+  // The step of the turn it is: the gems to take or give back, or the nobles to choose from.
+  const step = ["[data-picker] .gem-buttons", "[data-picker] [data-confirm]", ".nobles-choice"];
+  const off = [];
+  const shown = (el) => { const r = el.getBoundingClientRect(); return r.width && r.height; };
+  need.forEach((sel) => { if (!document.querySelector(sel)) off.push(`${sel} missing`); });
+  [...need, ...step].forEach((sel) => document.querySelectorAll(sel).forEach((el) => {
+    if (!shown(el)) return;
+    const r = el.getBoundingClientRect();
+    if (r.top < -0.5 || r.bottom > h + 0.5 || r.right > w + 0.5)
+      off.push(`${sel} at ${Math.round(r.top)}..${Math.round(r.bottom)} px of ${h}`);
+  }));
+  if (!step.some((sel) => [...document.querySelectorAll(sel)].some(shown)))
+    off.push("no step of the turn shown (gems or nobles)");
+  // Each player's line keeps to one line.
+  document.querySelectorAll("#status .opponent").forEach((line) => {
+    const r = line.getBoundingClientRect();
+    if (r.height > parseFloat(getComputedStyle(line).lineHeight) * 1.6)
+      off.push(`the line of seat ${line.dataset.seat} is ${Math.round(r.height)} px high`);
+  });
+  if (document.scrollingElement.scrollWidth > w) off.push("the page scrolls sideways");
+  return off;
+}
+"""
+
+# The fullest turn a game can show: every card in the market affordable and the
+# final-round banner (in the phone's language).
+FULLEST_TURN_JS = """
+(banner) => {
+  const mark = document.querySelector(".market-panel .pay-line");
+  document.querySelectorAll(".market-panel .card-button").forEach((button) => {
+    if (button.querySelector(".pay-line")) return;
+    button.classList.add("affordable");
+    const line = document.createElement("span");
+    line.className = "pay-line";
+    line.innerHTML = mark ? mark.innerHTML
+      : '<span class="can-buy"><span class="can-buy-mark">✓</span></span>';
+    button.appendChild(line);
+  });
+  if (!document.querySelector("#status .final-round")) {
+    const p = document.createElement("p");
+    p.className = "banner final-round";
+    p.textContent = banner;
+    document.querySelector("#status .status-top").after(p);
+  }
+}
+"""
+
+
+def _check_turn(phone: Phone, where: str) -> None:
+    off: list[str] = phone.page.evaluate(TURN_FITS_JS)
+    if off:
+        snapshot(phone, f"fit-phone-{phone.label}-overflow")
+    assert not off, f"{where}: the turn does not fit 360x740:\n" + "\n".join(off)
+
+
+def test_a_four_player_game_fits_phones_in_english_german_and_finnish(
+    recorder: Recorder, bad_answers: list[str], tv: Table
+) -> None:
+    url = tv.new_game(recorder.server)
+    phones = []
+    for language, name in zip(LANGUAGES, NAMES, strict=True):
+        phone = phone_in(recorder, language, f"phone-{language}")
+        phone.join(url, name)
+        phones.append(phone)
+    tv.add_bot()
+    tv.start()
+    for phone in phones:  # each knows whose turn it is
+        expect(phone.page.locator("#hand.phase-main, #hand.phase-return")).to_have_count(1)
+        phone.settle()
+    turns = _play_to_the_end(phones)
+    assert all(count >= 10 for count in turns.values()), turns
+    for phone in phones:
+        snapshot(phone, f"fit-phone-{phone.label}-end")
+
+
+def _play_to_the_end(phones: list[Phone]) -> dict[str, int]:
+    """Tap through a game of these phones and one bot, checking every phone turn.
+
+    Returns how many turns (and steps of a turn) each phone played.
+    """
+    by_seat = {phone.seat(): phone for phone in phones}
+    bot_seat = next(seat for seat in range(4) if seat not in by_seat)
+    turns = {phone.label: 0 for phone in phones}
+    waiting_for = by_seat[(bot_seat + 1) % 4]  # whoever plays first, someone comes next
+    for _ in range(400):
+        mover = next((p for p in phones if p.my_turn()), None)
+        if mover is None:
+            waiting_for.wait_turn(timeout=30000)
+            if waiting_for.page.locator("#hand.phase-over").count():
+                return turns
+            continue
+        turns[mover.label] += 1
+        where = f"{mover.label}, its turn {turns[mover.label]}"
+        _check_turn(mover, where)
+        if turns[mover.label] == 10:
+            _check_fullest_turn(mover, where)
+        mover.play_turn(buy=True)
+        if not mover.my_turn():  # its turn is over (not a step of it: give back, noble)
+            following = (mover.seat() + 1) % 4
+            waiting_for = by_seat[(following + 1) % 4 if following == bot_seat else following]
+    raise AssertionError(f"no end after 400 phone turns: {turns}")
+
+
+def _check_fullest_turn(phone: Phone, where: str) -> None:
+    language = phone.label.split("-")[1]
+    with translation.override(language):
+        banner = gettext("Final round!")
+    phone.page.evaluate(FULLEST_TURN_JS, banner)
+    _check_turn(phone, f"{where}, every card affordable, final round")
+    snapshot(phone, f"fit-phone-{phone.label}-fullest")
+    phone.page.reload()  # the page as the server has it again
+    phone.wait_connected()
+
+
+# ---------------------------------------------------------------- the connection banner
+
+# The banner's sentence is whole: inside the banner, and the banner on screen.
+BANNER_JS = """
+() => {
+  const box = document.querySelector(".live.offline .connection");
+  if (!box) return ["no banner"];
+  const label = box.querySelector("span");
+  const range = document.createRange();
+  range.selectNodeContents(label);
+  const text = range.getBoundingClientRect(), b = box.getBoundingClientRect();
+  const found = [];
+  if (b.left < 0 || b.right > innerWidth || b.bottom > innerHeight || b.top < 0)
+    found.push(`the banner at ${Math.round(b.left)}..${Math.round(b.right)} in ${innerWidth}`);
+  if (text.left < b.left || text.right > b.right || text.top < b.top || text.bottom > b.bottom)
+    found.push(`"${label.textContent}" at ${Math.round(text.left)}..${Math.round(text.right)}`
+      + ` in ${Math.round(b.left)}..${Math.round(b.right)}`);
+  if (box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1)
+    found.push(`"${label.textContent}" is cut off`);
+  return found;
+}
+"""
+
+
+@pytest.mark.parametrize("width", [360, 390])
+def test_the_connection_banner_fits_a_phone_in_every_language(
+    recorder: Recorder, bad_answers: list[str], tv: Table, width: int
+) -> None:
+    url = tv.new_game(recorder.server)
+    for language in LANGUAGES:
+        phone = phone_in(recorder, language, f"phone-{language}")
+        phone.page.set_viewport_size({"width": width, "height": PHONE_SIZE[1]})
+        phone.join(url, NAMES[LANGUAGES.index(language)])
+        phone.context.set_offline(True)
+        banner = phone.page.locator("#live.offline .connection")
+        expect(banner).to_be_visible(timeout=20000)
+        found: list[str] = phone.page.evaluate(BANNER_JS)
+        assert not found, f"{language} at {width} px: {found}"
+        snapshot(phone, f"fit-banner-{language}-{width}")
+        # The longer sentence of a page that gave way to another tab, as the page shows it.
+        phone.page.evaluate(
+            "() => { const live = document.getElementById('live');"
+            " live.classList.add('parked');"
+            " live.querySelector('.connection span').textContent ="
+            " live.dataset.msgOtherTab; }"
+        )
+        found = phone.page.evaluate(BANNER_JS)
+        assert not found, f"{language} at {width} px, another tab: {found}"
+        phone.context.set_offline(False)
+        phone.page.reload()
+        phone.wait_connected(timeout=20000)
+        expect(phone.page.locator("#live.offline")).to_have_count(0)
+
+
+# ---------------------------------------------------------------- small things
+
+
+def test_the_hint_button_says_its_name_again_once_answered(
+    recorder: Recorder, bad_answers: list[str], tv: Table
+) -> None:
+    _url, phones = start_game(recorder, tv, ("Ada", "Bob"))
+    phone, _other = by_turn(phones)
+    button = phone.page.locator("#hint [data-hint]")
+    label = button.inner_text()
+    version = phone.version()
+    button.tap()
+    expect(phone.page.locator(f"#hint-answer-{version}[data-hint-action]")).to_be_visible(
+        timeout=15000
+    )
+    expect(button).to_have_text(label)
+    expect(button).to_be_enabled()
+
+
+def test_the_favicon_is_a_gem_and_the_pages_link_it(
+    recorder: Recorder, bad_answers: list[str], tv: Table
+) -> None:
+    tv.page.goto("/")
+    icon = tv.page.locator("link[rel=icon]")
+    expect(icon).to_have_count(1)
+    linked = tv.page.request.get(icon.get_attribute("href") or "")
+    assert linked.status == 200 and linked.headers["content-type"].startswith("image/svg")
+    ico = tv.page.request.get("/favicon.ico")
+    assert ico.status == 200, f"/favicon.ico answered {ico.status}"
+    assert ico.body()[:4] == b"\x00\x00\x01\x00", "not an icon file"
+    url = tv.new_game(recorder.server)
+    expect(tv.page.locator("link[rel=icon]")).to_have_count(1)
+    phone = recorder.phone("Aino")
+    phone.join(url, "Aino")
+    expect(phone.page.locator("link[rel=icon]")).to_have_count(1)
