@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from game.bot_levels import STAND_IN
 from game.models import Game, Move, Seat, SnapshotField, dumps_snapshot
+from game.tuning_off import off
 
 
 def _columns(model: type[Model]) -> tuple[Field[Any, Any], ...]:
@@ -138,6 +139,11 @@ def _instance(model: type[Model], row: tuple[Any, ...]) -> Any:
     without Model.__init__ (a tenth of the time: five rows at every action). Django
     reads the timestamps left out as deferred fields, loaded if something asks."""
     shape = _shape(model)
+    if off("store"):
+        converted = list(row)
+        for index, field in shape.converted:
+            converted[index] = _python(field, row[index])
+        return model.from_db(connection.alias, list(shape.attnames), converted)
     values = dict(zip(shape.attnames, row, strict=True))
     for index, field in shape.converted:
         values[shape.attnames[index]] = _python(field, row[index])

@@ -36,6 +36,7 @@ from game.screens.table import table_screen
 from game.storage import presence, store
 from game.storage.readmodel import Room, holder_of, read
 from game.web import inbound, limits
+from game.tuning_off import off
 from game.writer import events, liveness, services, standin
 
 log = logging.getLogger(__name__)
@@ -206,6 +207,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         for each screen at each change. This consumer reaches the database only
         through database_sync_to_async, which already does it around every call.
         """
+        if off("close_old"):
+            await super().dispatch(message)
+            return
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")

@@ -27,6 +27,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 
 from game.engine.projection import GameView
 from game.storage.readmodel import Room, from_wire, to_wire
+from game.tuning_off import off
 
 # Frozen all the way down: every screen of the process may share one.
 _IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes, Room, GameView})
@@ -89,6 +90,10 @@ class InMemoryChannelLayer(StockInMemoryChannelLayer):
         for channel in list(self.groups.get(group, {})):
             with contextlib.suppress(ChannelFull):  # as the stock layer: a full one misses it
                 await self.send(channel, message)
+
+
+if off("layers"):
+    InMemoryChannelLayer = StockInMemoryChannelLayer  # type: ignore[misc]
 
 
 class RedisChannelLayer(RedisPubSubChannelLayer):  # type: ignore[misc]
