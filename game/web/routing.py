@@ -69,14 +69,9 @@ SWITCH_INTERVAL = 0.0005
 def settle_interpreter() -> None:
     """Tune the interpreter for the server, once, as it serves its first connection.
 
-    What the server made to start up stays for good: the collector stops walking it
-    (gc.freeze), and it runs less often. Every screen waits while it runs; a full
-    collection took half as long frozen (55 ms against 111, 20 games in play). The
-    two threads hand the interpreter to each other sooner (SWITCH_INTERVAL).
+    The collector runs less often (GC_THRESHOLDS). The two threads hand the interpreter
+    to each other sooner (SWITCH_INTERVAL).
     """
-    if not off("freeze"):
-        gc.collect()
-        gc.freeze()
     if not off("thresholds"):
         gc.set_threshold(*GC_THRESHOLDS)
     if not off("switch"):
