@@ -19,7 +19,6 @@ import time
 from sys import intern
 from typing import Any
 
-from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -36,7 +35,6 @@ from game.screens.table import table_screen
 from game.storage import presence, store
 from game.storage.readmodel import Room, holder_of, read
 from game.web import inbound, limits
-from game.tuning_off import off
 from game.writer import events, liveness, services, standin
 
 log = logging.getLogger(__name__)
@@ -199,21 +197,6 @@ class GameConsumer(AsyncWebsocketConsumer):
         """Tell the page why it may not follow this game (it goes away, not back)."""
         await self.accept()
         await self.close(code=code)
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Run the message's handler, without Channels' close_old_connections before it.
-
-        Channels runs that in the database thread before every message, a thread hop
-        for each screen at each change. This consumer reaches the database only
-        through database_sync_to_async, which already does it around every call.
-        """
-        if off("close_old"):
-            await super().dispatch(message)
-            return
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         await self.forget_presence()

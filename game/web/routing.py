@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import sys
 from typing import Any
 
 from django.urls import URLPattern, URLResolver, re_path
@@ -58,21 +57,10 @@ class Starting:
 GC_THRESHOLDS = (1_000, 1_000, 10)
 
 
-# Seconds a thread may hold the interpreter while another waits for it (Python's
-# default: 0.005). The server runs two threads at once: the event loop (screens,
-# sockets) and the database thread (the writer). The writer lets go at every SQL
-# statement and then waited up to 5 ms to get back in; at 0.5 ms, bench_web's
-# 100 paced games went from a p99 of 96 ms to 41 ms, and a lone game's from 13 to 8.
-SWITCH_INTERVAL = 0.0005
-
-
 def settle_interpreter() -> None:
     """Tune the interpreter for the server, once, as it serves its first connection.
 
-    The collector runs less often (GC_THRESHOLDS). The two threads hand the interpreter
-    to each other sooner (SWITCH_INTERVAL).
+    The collector runs less often (GC_THRESHOLDS).
     """
     if not off("thresholds"):
         gc.set_threshold(*GC_THRESHOLDS)
-    if not off("switch"):
-        sys.setswitchinterval(SWITCH_INTERVAL)

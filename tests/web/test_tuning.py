@@ -3,6 +3,10 @@ fails if a library upgrade changes what the tuning relies on."""
 
 from __future__ import annotations
 
+import gc
+import subprocess
+import sys
+import time
 from typing import Any
 
 from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
@@ -10,6 +14,7 @@ from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
 from game.engine import new_game
 from game.engine.projection import TABLE, view_for
 from game.web.layers import InMemoryChannelLayer
+from game.web.routing import GC_THRESHOLDS, settle_interpreter
 
 
 async def test_channels_in_memory_layer_copies_each_message_it_queues_with_deepcopy() -> None:
@@ -42,3 +47,73 @@ async def test_a_group_message_s_projection_reaches_every_member_uncopied() -> N
     await layer.group_send("game-1", {"type": "table.changed", "view": view, "version": 1})
     for name in names:
         assert (await layer.receive(name))["view"] is view
+
+
+async def test_channels_in_memory_layer_cleans_up_at_each_receive_and_group_send() -> None:
+    """InMemoryChannelLayer runs the clean-up walk at most once a second: Channels' layer
+    must walk in _clean_expired, called from receive and group_send."""
+    calls = []
+
+    class Counted(StockInMemoryChannelLayer):
+        def _clean_expired(self) -> None:
+            calls.append("clean")
+            super()._clean_expired()  # type: ignore[no-untyped-call]
+
+    layer = Counted()
+    name = await layer.new_channel()
+    await layer.group_add("game-2", name)
+    await layer.group_send("game-2", {"type": "x"})
+    assert calls == ["clean"]
+    await layer.receive(name)
+    assert calls == ["clean", "clean"]
+
+
+async def test_channels_clean_up_drops_expired_messages_their_queues_and_memberships() -> None:
+    """What the once-a-second walk is relied on to do: drop a message past its expiry,
+    the queue it leaves empty and its channel's group memberships."""
+    stock = StockInMemoryChannelLayer()
+    old, other = await stock.new_channel(), await stock.new_channel()
+    for channel in (old, other):
+        await stock.group_add("game-3", channel)
+    await stock.send(old, {"type": "x"})
+    _, message = stock.channels[old].get_nowait()
+    stock.channels[old].put_nowait((time.time() - 1, message))  # as if a minute went by
+    stock._clean_expired()  # type: ignore[no-untyped-call]
+    assert old not in stock.channels
+    assert set(stock.groups["game-3"]) == {other}
+
+
+async def test_the_layer_walks_again_once_its_interval_is_over() -> None:
+    layer = InMemoryChannelLayer()
+    name = await layer.new_channel()
+    await layer.group_add("game-4", name)
+    await layer.send(name, {"type": "x"})
+    _, message = layer.channels[name].get_nowait()
+    layer.channels[name].put_nowait((time.time() - 1, message))
+    layer._cleaned_at = time.monotonic()  # walked just now: not yet again
+    await layer.group_send("game-5", {"type": "y"})
+    assert name in layer.channels
+    layer._cleaned_at -= layer.CLEAN_EVERY
+    await layer.group_send("game-5", {"type": "y"})
+    assert name not in layer.channels and not layer.groups.get("game-4")
+
+
+def test_python_s_collector_is_the_one_the_thresholds_were_measured_against() -> None:
+    """GC_THRESHOLDS (game.web.routing) replaces the thresholds of a collector with three
+    generations whose defaults are 700, 10, 10; another collector needs measuring again."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import gc; print(gc.get_threshold(), len(gc.get_count()))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert found == "(700, 10, 10) 3"
+
+
+def test_the_server_sets_the_collector_s_thresholds_as_it_starts() -> None:
+    before = gc.get_threshold()
+    try:
+        settle_interpreter()
+        assert gc.get_threshold() == GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
