@@ -1,25 +1,28 @@
 """The channel layers: in one server process (runserver), Channels' in-memory layer,
-without deep copies of the game's messages and with its clean-up walk at most once a
-second; across processes, channels-redis's pub/sub layer, with rooms and projections
-sent as JSON (game.storage.readmodel.to_wire).
+without deep copies of the game's messages, without a task per member of a group, and
+with its clean-up walk at most once a second; across processes, channels-redis's
+pub/sub layer, with rooms and projections sent as JSON (game.storage.readmodel.to_wire).
 
 The stock layer deep-copies every message it queues, once for each screen of a group.
 The game's messages (game.writer.events) are flat dicts of strings, numbers and frozen
 rooms and projections, which a shallow copy copies whole; deep-copying the projections
-made the server's CPU per action 3.2-4 times as high. It also walks every channel and
+made the server's CPU per action 3.2-4 times as high. A task per member of a group
+made it 1.07-1.34 times as high (5 of 6 pairs). It also walks every channel and
 group for expired messages at each receive and group send; with 500 sockets that walk
 made the CPU per action of bench_web's paced games 1.3-1.7 times as high. Messages
 expire after a minute, so walking once a second changes nothing a screen can notice.
-Both measured by turns with the stock behaviour (docs/performance.md).
+Each measured by turns against the stock behaviour (docs/performance.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
 from channels_redis.pubsub import RedisPubSubChannelLayer
 
@@ -38,12 +41,14 @@ class _Flat(dict[str, Any]):
 
 
 class InMemoryChannelLayer(StockInMemoryChannelLayer):
-    """Channels' in-memory layer, sending a flat message as a shallow copy, walking for
-    expired messages at most every CLEAN_EVERY seconds.
+    """Channels' in-memory layer, sending a flat message as a shallow copy, a group's
+    message to its members one after another, and walking for expired messages at most
+    every CLEAN_EVERY seconds.
 
     Relies on the stock send copying each message with copy.deepcopy, which asks the
-    message's own __deepcopy__, and on the stock receive and group_send walking in
-    _clean_expired (pinned by tests/web/test_tuning.py)."""
+    message's own __deepcopy__; on the stock groups, {group: {channel: time joined}};
+    and on the stock receive walking in _clean_expired (pinned by
+    tests/web/test_tuning.py)."""
 
     CLEAN_EVERY = 1.0  # seconds between walks over all channels and groups
 
@@ -60,6 +65,16 @@ class InMemoryChannelLayer(StockInMemoryChannelLayer):
         if all(type(value) in _IMMUTABLE for value in message.values()):
             message = _Flat(message)
         await super().send(channel, message)
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        """The stock group_send without a task per member: putting a message on a queue
+        never waits, so the members are sent to one after another."""
+        assert isinstance(message, dict), "Message is not a dict"
+        self.require_valid_group_name(group)
+        self._clean_expired()
+        for channel in list(self.groups.get(group, {})):
+            with contextlib.suppress(ChannelFull):  # as the stock layer: a full one misses it
+                await self.send(channel, message)
 
 
 class RedisChannelLayer(RedisPubSubChannelLayer):  # type: ignore[misc]

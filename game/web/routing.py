@@ -8,7 +8,6 @@ from typing import Any
 
 from django.urls import URLPattern, URLResolver, re_path
 
-from game.tuning_off import off
 from game.web.consumers import GameConsumer
 from game.writer import events
 
@@ -54,6 +53,10 @@ class Starting:
 # paced phase, where the p99 latency is read. Its runs are as long, about every 75 s
 # there (the objects it walks live seconds, so a longer wait adds few), and its
 # collection of cycles waits that much longer: the code makes none per change.
+# By turns against Python's defaults in bench_web's paced phase with 100 games
+# (docs/performance.md): without them the server's CPU per action was 1.13 times as
+# high (median of 5 pairs, 0.85-1.63) and the p99 latency 1.32 times (0.72-1.64); with
+# 10-30 games no gain showed. tests/web/test_tuning.py pins the collector they suit.
 GC_THRESHOLDS = (1_000, 1_000, 10)
 
 
@@ -62,5 +65,4 @@ def settle_interpreter() -> None:
 
     The collector runs less often (GC_THRESHOLDS).
     """
-    if not off("thresholds"):
-        gc.set_threshold(*GC_THRESHOLDS)
+    gc.set_threshold(*GC_THRESHOLDS)

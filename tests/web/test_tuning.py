@@ -117,3 +117,38 @@ def test_the_server_sets_the_collector_s_thresholds_as_it_starts() -> None:
         assert gc.get_threshold() == GC_THRESHOLDS
     finally:
         gc.set_threshold(*before)
+
+
+async def test_channels_groups_are_the_dict_of_members_the_layer_s_group_send_reads() -> None:
+    """InMemoryChannelLayer.group_send sends to each member itself (Channels starts a task
+    per member): it reads Channels' groups, {group: {channel: time joined}}."""
+    stock = StockInMemoryChannelLayer()
+    first, second = await stock.new_channel(), await stock.new_channel()
+    for channel in (first, second):
+        await stock.group_add("game-6", channel)
+    assert list(stock.groups) == ["game-6"]
+    assert list(stock.groups["game-6"]) == [first, second]
+    assert all(isinstance(joined, float) for joined in stock.groups["game-6"].values())
+    await stock.group_discard("game-6", first)
+    assert list(stock.groups["game-6"]) == [second]
+
+
+async def test_the_layer_s_group_send_delivers_as_channels_group_send_does() -> None:
+    """The same joins, leaves and sends, one member full: the same messages arrive."""
+    received = []
+    for layer in (StockInMemoryChannelLayer(capacity=2), InMemoryChannelLayer(capacity=2)):
+        names = [f"specific.screen!{index}" for index in range(3)]
+        for name in names:
+            await layer.group_add("game-7", name)
+        await layer.group_discard("game-7", names[2])
+        await layer.send(names[0], {"type": "before"})
+        for version in (1, 2):
+            await layer.group_send("game-7", {"type": "changed", "version": version})
+        await layer.group_send("game-8", {"type": "nobody"})
+        received.append(
+            [
+                [(await layer.receive(n))["type"] for _ in range(layer.channels[n].qsize())]
+                for n in names[:2]
+            ]
+        )
+    assert received[0] == received[1] == [["before", "changed"], ["changed", "changed"]]
