@@ -7,7 +7,7 @@ TV runs the screens' reads five times (the TV and four phones). Through the ORM,
 building and compiling each query cost more than everything else the writer does
 (about 0.5 ms a statement, against 0.05 ms for the statement itself; a screen's read
 of a game 1.6 ms), so the SQL is written out once per database vendor and run through
-a cursor. The rows still become model instances (as `Model.from_db` makes them), so
+a cursor. The rows still become model instances through `Model.from_db`, so
 the rest of the code sees the same Game and Seat objects; values are converted and
 adapted as the fields and the backend do it, which keeps SQLite and PostgreSQL (JSON
 text, booleans, time zones) right. The timestamps are left out of the read (deferred:
@@ -24,7 +24,6 @@ from typing import Any, NamedTuple
 
 from django.db import connection
 from django.db.models import BooleanField, DateTimeField, Field, Model
-from django.db.models.base import ModelState
 from django.utils import timezone
 
 from game.engine.vocabulary import SeatRole
@@ -130,18 +129,13 @@ def _python(field: Field[Any, Any], value: Any) -> Any:
 
 
 def _instance(model: type[Model], row: tuple[Any, ...]) -> Any:
-    """The instance the ORM would read from this row, as Model.from_db makes it but
-    without Model.__init__ (a tenth of the time: five rows at every action). Django
-    reads the timestamps left out as deferred fields, loaded if something asks."""
+    """The instance the ORM would read from this row (Model.from_db); the timestamps
+    left out are deferred fields, loaded if something asks."""
     shape = _shape(model)
-    values = dict(zip(shape.attnames, row, strict=True))
+    values = list(row)
     for index, field in shape.converted:
-        values[shape.attnames[index]] = _python(field, row[index])
-    instance = model.__new__(model)
-    instance.__dict__.update(values)
-    state = instance._state = ModelState()
-    state.adding, state.db = False, connection.alias
-    return instance
+        values[index] = _python(field, row[index])
+    return model.from_db(connection.alias, shape.attnames, values)
 
 
 def lock_game(game_id: int) -> tuple[Game, list[Seat]] | None:

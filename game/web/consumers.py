@@ -19,7 +19,6 @@ import time
 from sys import intern
 from typing import Any
 
-from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -198,18 +197,6 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         """Tell the page why it may not follow this game (it goes away, not back)."""
         await self.accept()
         await self.close(code=code)
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Run the message's handler, without Channels' close_old_connections before it.
-
-        Channels runs that in the database thread before every message, a thread hop
-        for each screen at each change. This consumer reaches the database only
-        through database_sync_to_async, which already does it around every call.
-        """
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         await self.forget_presence()

@@ -1,20 +1,21 @@
 """The channel layers: in one server process (runserver), Channels' in-memory layer,
-with its housekeeping done at most once a second and no copying or task per
-message that it does not need; across processes, channels-redis's pub/sub layer,
-with rooms and projections sent as JSON (game.storage.readmodel.to_wire).
+without deep copies of the game's messages, without a task per member of a group, and
+with its clean-up walk at most once a second; across processes, channels-redis's
+pub/sub layer, with rooms and projections sent as JSON (game.storage.readmodel.to_wire).
 
-The stock layer walks every channel and every group to drop expired messages on
-each send and each receive; with a few hundred sockets that walk costs more
-than delivering the message. Messages expire after a minute, so doing it once a
-second changes nothing a screen can notice. It also deep-copies every message
-and starts a task for every member of a group; the game's messages (game.writer.events)
-are flat dicts of strings, numbers and immutable rooms and projections, which a
-shallow copy copies whole, and putting a message on a queue never waits.
+The stock layer deep-copies every message it queues, once for each screen of a group.
+The game's messages (game.writer.events) are flat dicts of strings, numbers and frozen
+rooms and projections, which a shallow copy copies whole; deep-copying the projections
+made the server's CPU per action 3.2-4 times as high. A task per member of a group
+made it 1.07-1.34 times as high (5 of 6 pairs). It also walks every channel and
+group for expired messages at each receive and group send; with 500 sockets that walk
+made the CPU per action of bench_web's paced games 1.3-1.7 times as high. Messages
+expire after a minute, so walking once a second changes nothing a screen can notice.
+Each measured by turns against the stock behaviour (docs/performance.md).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections import defaultdict
@@ -32,7 +33,23 @@ from game.storage.readmodel import Room, from_wire, to_wire
 _IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes, Room, GameView})
 
 
+class _Flat(dict[str, Any]):
+    """A message whose values are all immutable: its deep copy is a shallow one."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return dict(self)
+
+
 class InMemoryChannelLayer(StockInMemoryChannelLayer):  # type: ignore[misc]  # Channels ships no types
+    """Channels' in-memory layer, sending a flat message as a shallow copy, a group's
+    message to its members one after another, and walking for expired messages at most
+    every CLEAN_EVERY seconds.
+
+    Relies on the stock send copying each message with copy.deepcopy, which asks the
+    message's own __deepcopy__; on the stock groups, {group: {channel: time joined}};
+    and on the stock receive walking in _clean_expired (pinned by
+    tests/web/test_tuning.py)."""
+
     CLEAN_EVERY = 1.0  # seconds between walks over all channels and groups
 
     _cleaned_at = 0.0
@@ -45,44 +62,13 @@ class InMemoryChannelLayer(StockInMemoryChannelLayer):  # type: ignore[misc]  # 
         super()._clean_expired()
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
-        if any(type(value) not in _IMMUTABLE for value in message.values()):
-            await super().send(channel, message)  # nested values: the stock deep copy
-            return
-        assert "__asgi_channel__" not in message
-        self.require_valid_channel_name(channel)
-        queue = self.channels.get(channel)
-        if queue is None:  # made as the stock layer makes it
-            queue = self.channels.setdefault(
-                channel, asyncio.Queue(maxsize=self.get_capacity(channel))
-            )
-        try:
-            queue.put_nowait((time.time() + self.expiry, dict(message)))
-        except asyncio.QueueFull:
-            raise ChannelFull(channel) from None
-
-    async def receive(self, channel: str) -> dict[str, Any]:
-        """The stock receive, keeping a socket's queue while the socket listens.
-
-        The stock layer drops a queue as soon as it is empty and makes a new one (with
-        its event and deques) at the next call, so a screen made one for each message:
-        objects that lived until its next change, for the garbage collector's middle
-        generation to walk. Here a queue goes when its socket stops listening (the
-        wait is cancelled as the socket closes); one nobody listens to any more is
-        dropped by the clean-up once its messages expire, as in the stock layer.
-        """
-        self._clean_expired()
-        queue = self.channels.get(channel)
-        if queue is None:
-            queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
-        try:
-            _, message = await queue.get()
-        except BaseException:
-            if queue.empty() and self.channels.get(channel) is queue:
-                del self.channels[channel]
-            raise
-        return message  # type: ignore[no-any-return]
+        if all(type(value) in _IMMUTABLE for value in message.values()):
+            message = _Flat(message)
+        await super().send(channel, message)
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        """The stock group_send without a task per member: putting a message on a queue
+        never waits, so the members are sent to one after another."""
         assert isinstance(message, dict), "Message is not a dict"
         self.require_valid_group_name(group)
         self._clean_expired()

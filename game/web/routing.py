@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import sys
 from typing import Any
 
 from django.urls import URLPattern, URLResolver, re_path
@@ -54,26 +53,16 @@ class Starting:
 # paced phase, where the p99 latency is read. Its runs are as long, about every 75 s
 # there (the objects it walks live seconds, so a longer wait adds few), and its
 # collection of cycles waits that much longer: the code makes none per change.
+# By turns against Python's defaults in bench_web's paced phase with 100 games
+# (docs/performance.md): without them the server's CPU per action was 1.13 times as
+# high (median of 5 pairs, 0.85-1.63) and the p99 latency 1.32 times (0.72-1.64); with
+# 10-30 games no gain showed. tests/web/test_tuning.py pins the collector they suit.
 GC_THRESHOLDS = (1_000, 1_000, 10)
-
-
-# Seconds a thread may hold the interpreter while another waits for it (Python's
-# default: 0.005). The server runs two threads at once: the event loop (screens,
-# sockets) and the database thread (the writer). The writer lets go at every SQL
-# statement and then waited up to 5 ms to get back in; at 0.5 ms, bench_web's
-# 100 paced games went from a p99 of 96 ms to 41 ms, and a lone game's from 13 to 8.
-SWITCH_INTERVAL = 0.0005
 
 
 def settle_interpreter() -> None:
     """Tune the interpreter for the server, once, as it serves its first connection.
 
-    What the server made to start up stays for good: the collector stops walking it
-    (gc.freeze), and it runs less often. Every screen waits while it runs; a full
-    collection took half as long frozen (55 ms against 111, 20 games in play). The
-    two threads hand the interpreter to each other sooner (SWITCH_INTERVAL).
+    The collector runs less often (GC_THRESHOLDS).
     """
-    gc.collect()
-    gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
-    sys.setswitchinterval(SWITCH_INTERVAL)

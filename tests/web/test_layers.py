@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from channels.exceptions import ChannelFull
 
@@ -63,20 +61,3 @@ async def test_a_full_channel_refuses_a_send_and_misses_a_group_message() -> Non
     await layer.group_send("game-2", {"type": "third"})
     assert (await layer.receive(full))["type"] == "first"
     assert (await layer.receive(other))["type"] == "third"
-
-
-async def test_a_listening_socket_keeps_its_queue_and_a_closed_one_leaves_none() -> None:
-    """One queue per socket while it listens, not one per message; none once it stops."""
-    layer = InMemoryChannelLayer()
-    name = await layer.new_channel()
-    for version in (1, 2):
-        await layer.send(name, {"type": "table.changed", "version": version})
-        queue = layer.channels[name]
-        assert (await layer.receive(name))["version"] == version
-        assert layer.channels[name] is queue  # the same queue, kept for the next message
-    waiting = layer.receive(name)
-    waiting.send(None)  # run it up to its wait on the queue: the queue is there
-    assert name in layer.channels
-    with pytest.raises(asyncio.CancelledError):
-        waiting.throw(asyncio.CancelledError())  # as when the socket closes
-    assert name not in layer.channels

@@ -104,26 +104,6 @@ async def test_a_change_is_read_once_whatever_the_number_of_screens(
     assert many[0] <= 2
 
 
-async def test_a_change_reaches_the_screens_without_a_trip_to_the_database_thread(
-    screens: Screens,
-) -> None:
-    """Channels runs close_old_connections in the database thread before each message
-    to each screen; the screens' handlers need no database (GameConsumer.dispatch)."""
-    table = await db(started)(("Ada", "Bob", "Cy", "Di"))
-    tv = await screens.tv(table)
-    phones = [await screens.phone(table, position) for position in range(4)]
-    for screen in [tv, *phones]:
-        await screen.until_version(0)
-    await asyncio.gather(*(screen.barrier() for screen in [tv, *phones]))
-    await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
-    with mock.patch("channels.consumer.aclose_old_connections") as closes:
-        for version, take in ((1, "take:rkw"), (2, "take:ugr")):
-            await db(services.play)(table.game_id, table.player(version).key, take, version)
-            for screen in [tv, *phones]:
-                await screen.until_version(version + 1)
-    assert closes.call_count == 0, "a screen's handler waited for the database thread"
-
-
 async def test_changes_committed_back_to_back_reach_the_screens_in_order(
     screens: Screens,
 ) -> None:

@@ -51,8 +51,8 @@ def test_the_locked_game_has_the_orm_s_values_and_types() -> None:
 
 
 def test_an_instance_read_here_is_saved_and_refreshed_like_the_orm_s() -> None:
-    """Rows become instances without Model.__init__: they must still be instances the
-    ORM knows as saved rows of this database, with only the timestamps deferred."""
+    """Rows become instances the ORM knows as saved rows of this database, with only
+    the timestamps deferred."""
     table = started(("Ada", "Bob"))
     with transaction.atomic():
         locked = store.lock_game(table.game_id)

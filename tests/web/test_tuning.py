@@ -1,0 +1,154 @@
+"""Pins for the tuning kept beyond the libraries' defaults (docs/performance.md): each test
+fails if a library upgrade changes what the tuning relies on."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import time
+from typing import Any
+
+from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
+
+from game.engine import new_game
+from game.engine.projection import TABLE, view_for
+from game.web.layers import InMemoryChannelLayer
+from game.web.routing import GC_THRESHOLDS, settle_interpreter
+
+
+async def test_channels_in_memory_layer_copies_each_message_it_queues_with_deepcopy() -> None:
+    """InMemoryChannelLayer hands Channels' send a flat message whose __deepcopy__ makes a
+    shallow copy: Channels must copy each queued message with copy.deepcopy, once."""
+    copied = []
+
+    class Marked(dict[str, Any]):
+        def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+            copied.append(self)
+            return dict(self)
+
+    stock = StockInMemoryChannelLayer()
+    name = await stock.new_channel()
+    message = Marked(type="table.changed", version=3)
+    await stock.send(name, message)
+    received = await stock.receive(name)
+    assert copied == [message]
+    assert received == {"type": "table.changed", "version": 3} and type(received) is dict
+
+
+async def test_a_group_message_s_projection_reaches_every_member_uncopied() -> None:
+    """Channels' group_send passes the message to the layer's send once per member; a
+    projection then reaches every screen as the writer's own object."""
+    layer = InMemoryChannelLayer()
+    names = [await layer.new_channel() for _ in range(3)]
+    for name in names:
+        await layer.group_add("game-1", name)
+    view = view_for(new_game(2, 7, 0), TABLE)
+    await layer.group_send("game-1", {"type": "table.changed", "view": view, "version": 1})
+    for name in names:
+        assert (await layer.receive(name))["view"] is view
+
+
+async def test_channels_in_memory_layer_cleans_up_at_each_receive_and_group_send() -> None:
+    """InMemoryChannelLayer runs the clean-up walk at most once a second: Channels' layer
+    must walk in _clean_expired, called from receive and group_send."""
+    calls = []
+
+    class Counted(StockInMemoryChannelLayer):
+        def _clean_expired(self) -> None:
+            calls.append("clean")
+            super()._clean_expired()  # type: ignore[no-untyped-call]
+
+    layer = Counted()
+    name = await layer.new_channel()
+    await layer.group_add("game-2", name)
+    await layer.group_send("game-2", {"type": "x"})
+    assert calls == ["clean"]
+    await layer.receive(name)
+    assert calls == ["clean", "clean"]
+
+
+async def test_channels_clean_up_drops_expired_messages_their_queues_and_memberships() -> None:
+    """What the once-a-second walk is relied on to do: drop a message past its expiry,
+    the queue it leaves empty and its channel's group memberships."""
+    stock = StockInMemoryChannelLayer()
+    old, other = await stock.new_channel(), await stock.new_channel()
+    for channel in (old, other):
+        await stock.group_add("game-3", channel)
+    await stock.send(old, {"type": "x"})
+    _, message = stock.channels[old].get_nowait()
+    stock.channels[old].put_nowait((time.time() - 1, message))  # as if a minute went by
+    stock._clean_expired()  # type: ignore[no-untyped-call]
+    assert old not in stock.channels
+    assert set(stock.groups["game-3"]) == {other}
+
+
+async def test_the_layer_walks_again_once_its_interval_is_over() -> None:
+    layer = InMemoryChannelLayer()
+    name = await layer.new_channel()
+    await layer.group_add("game-4", name)
+    await layer.send(name, {"type": "x"})
+    _, message = layer.channels[name].get_nowait()
+    layer.channels[name].put_nowait((time.time() - 1, message))
+    layer._cleaned_at = time.monotonic()  # walked just now: not yet again
+    await layer.group_send("game-5", {"type": "y"})
+    assert name in layer.channels
+    layer._cleaned_at -= layer.CLEAN_EVERY
+    await layer.group_send("game-5", {"type": "y"})
+    assert name not in layer.channels and not layer.groups.get("game-4")
+
+
+def test_python_s_collector_is_the_one_the_thresholds_were_measured_against() -> None:
+    """GC_THRESHOLDS (game.web.routing) replaces the thresholds of a collector with three
+    generations whose defaults are 700, 10, 10; another collector needs measuring again."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import gc; print(gc.get_threshold(), len(gc.get_count()))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert found == "(700, 10, 10) 3"
+
+
+def test_the_server_sets_the_collector_s_thresholds_as_it_starts() -> None:
+    before = gc.get_threshold()
+    try:
+        settle_interpreter()
+        assert gc.get_threshold() == GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
+
+
+async def test_channels_groups_are_the_dict_of_members_the_layer_s_group_send_reads() -> None:
+    """InMemoryChannelLayer.group_send sends to each member itself (Channels starts a task
+    per member): it reads Channels' groups, {group: {channel: time joined}}."""
+    stock = StockInMemoryChannelLayer()
+    first, second = await stock.new_channel(), await stock.new_channel()
+    for channel in (first, second):
+        await stock.group_add("game-6", channel)
+    assert list(stock.groups) == ["game-6"]
+    assert list(stock.groups["game-6"]) == [first, second]
+    assert all(isinstance(joined, float) for joined in stock.groups["game-6"].values())
+    await stock.group_discard("game-6", first)
+    assert list(stock.groups["game-6"]) == [second]
+
+
+async def test_the_layer_s_group_send_delivers_as_channels_group_send_does() -> None:
+    """The same joins, leaves and sends, one member full: the same messages arrive."""
+    received = []
+    for layer in (StockInMemoryChannelLayer(capacity=2), InMemoryChannelLayer(capacity=2)):
+        names = [f"specific.screen!{index}" for index in range(3)]
+        for name in names:
+            await layer.group_add("game-7", name)
+        await layer.group_discard("game-7", names[2])
+        await layer.send(names[0], {"type": "before"})
+        for version in (1, 2):
+            await layer.group_send("game-7", {"type": "changed", "version": version})
+        await layer.group_send("game-8", {"type": "nobody"})
+        received.append(
+            [
+                [(await layer.receive(n))["type"] for _ in range(layer.channels[n].qsize())]
+                for n in names[:2]
+            ]
+        )
+    assert received[0] == received[1] == [["before", "changed"], ["changed", "changed"]]
