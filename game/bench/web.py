@@ -1213,7 +1213,8 @@ class Command(BaseCommand):
             if not options["scale_only"]:
                 self.run_child("sqlite", options, {"SPLENDOR_DB_PATH": str(db_path)}, Path(tmp))
             if options["no_scale"] or options["flood_only"]:
-                self.line("Two workers: skipped")
+                why = "--no-scale" if options["no_scale"] else "--flood-only"
+                self.line(f"Two workers: skipped ({why})")
                 return
             missing = [
                 name

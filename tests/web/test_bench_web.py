@@ -109,10 +109,15 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
         assert re.search(r" [1-9]\d* actions, p99 [\d.,]+ ms, 0 lost;", restart), restart
         after = next(line for line in lines if line.startswith(f"{name} restart p99 by 2 s "))
         assert re.search(r": [\d.,]+ ms(, [\d.,]+ ms)* \(worst / median [\d.]+\)$", after)
+    # The flood: another game's TV timed quiet and while one phone floods, on the project.
+    flood = next(line for line in lines if line.startswith("flood: "))
+    assert re.search(r"median [\d.,]+ ms quiet, [\d.,]+ ms while one phone floods", flood), flood
+    assert re.search(r"\([\d.]+x, target <= 2x; ", flood), flood
 
 
 def test_heartbeats_can_be_turned_off_and_the_restart_skipped() -> None:
-    lines = bench("--no-scale", "--no-heartbeats", "--no-restart")
+    lines = bench("--no-scale", "--no-heartbeats", "--no-restart", "--no-flood")
+    assert not any(line.startswith("flood: ") for line in lines)
     assert "Heartbeats alone: skipped (no heartbeats)" in lines
     assert "Restart: skipped (--no-restart)" in lines
     assert not any(", no heartbeats: " in line or "heartbeats/s" in line for line in lines)
