@@ -37,26 +37,12 @@ class Starting:
         return await self.app(scope, receive, send)
 
 
-# Allocations between the collector's runs of its young generation, then how many of
-# those runs before each older one (Python's default: 700, 10, 10). Every screen waits
-# while it runs, so what counts is how long a run takes and how many changes it
-# delays. Measured over 1,541 changes (5 screens each, in one process):
-# - 10,000, 10, 10: the young generation ran at 1.4% of changes, 6 ms each (up to
-#   29 ms), just where a lone game's p99 latency is read;
-# - Python's 700, 10, 10: the middle one ran at 2.1% of changes, 3.5 ms each;
-# - 1,000, 200, 10: the young one at 16% of changes, 0.4 ms each (up to 2 ms), the
-#   middle one at 0.1% (85 ms), and no more work in all (0.13 ms a change, against
-#   0.16 and 0.24).
-# The middle generation then every 1,000 young runs, not 200: with 100 games acting
-# once a second it walked 75,000-85,000 live objects (the region cache, every socket's
-# pending receive) in 80-150 ms about every 15 s, twice in each 30 s of bench_web's
-# paced phase, where the p99 latency is read. Its runs are as long, about every 75 s
-# there (the objects it walks live seconds, so a longer wait adds few), and its
-# collection of cycles waits that much longer: the code makes none per change.
-# By turns against Python's defaults in bench_web's paced phase with 100 games
-# (docs/performance.md): without them the server's CPU per action was 1.13 times as
-# high (median of 5 pairs, 0.85-1.63) and the p99 latency 1.32 times (0.72-1.64); with
-# 10-30 games no gain showed. tests/web/test_tuning.py pins the collector they suit.
+# The collector's thresholds (Python's default: 700, 10, 10). Every screen waits while
+# it runs; with 100 games its middle generation walked the region cache and every
+# socket's pending receive (80-150 ms) every ~15 s. Running that generation a hundred
+# times less often lowered the server's CPU per action and its p99 latency with 100
+# paced games (docs/performance.md has the figures; tests/web/test_tuning.py pins the
+# collector they suit).
 GC_THRESHOLDS = (1_000, 1_000, 10)
 
 
