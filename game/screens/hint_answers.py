@@ -217,6 +217,25 @@ def think(state: GameState, position: int) -> Hint:
     return suggest(state, position, budget=settings.SPLENDOR_HINT_SECONDS)
 
 
+# The hints this process found, by (game, seat position, version): asking again at the
+# same version (a second tap, another socket of the phone, a script) gets the same answer
+# without a second search, which takes a core for SPLENDOR_HINT_SECONDS.
+_THOUGHT_KEPT = 256
+_thought: dict[tuple[int, int, int], Hint] = {}
+
+
+def think_once(game_id: int, version: int, state: GameState, position: int) -> Hint:
+    """`think`, or the hint already found for this seat at this version."""
+    key = (game_id, position, version)
+    found = _thought.get(key)
+    if found is None:
+        found = think(state, position)
+        if len(_thought) >= _THOUGHT_KEPT:
+            _thought.pop(next(iter(_thought)))  # the oldest
+        _thought[key] = found
+    return found
+
+
 def shown(hint: Hint, version: int) -> Shown:
     """What the phone is sent, in the active language."""
     sheet, preselect = _control(hint.action)

@@ -292,7 +292,12 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
                     await self.send_flash(refusal.message)
                     return
                 # The search thinks for a second: off the event loop, with no database.
-                hint = await asyncio.to_thread(hint_answers.think, state, position)
+                game_id = self.game_id
+                if game_id is None:
+                    return  # the socket closed meanwhile
+                hint = await asyncio.to_thread(
+                    hint_answers.think_once, game_id, seen, state, position
+                )
                 if self.room is not None and self.room.version != seen:
                     return  # the game moved on meanwhile: this hint is no longer current
                 await self.send_quietly(hint_answers.answer_html(hint_answers.shown(hint, seen)))

@@ -22,10 +22,12 @@ from game.engine.hints import (
     RESERVE_CARD,
     RETURN_GEMS,
     TAKE_GEMS,
+    Hint,
     Reason,
     suggest,
 )
 from game.engine.rules import apply_action
+from game.engine.state import GameState
 from game.screens import hint_answers
 from game.web import inbound
 from tests.web.helpers import (
@@ -131,6 +133,28 @@ async def test_a_hint_is_legal_private_and_changes_nothing(screens: Screens) -> 
     # Answered to that socket only (the others may hear of Bob's phone arriving).
     others = await tv.barrier() + await bob.barrier()
     assert not any("hint-answer" in m or notation in m for m in others)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_asking_again_at_one_version_gives_the_same_hint_without_a_search(
+    screens: Screens, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    searches: list[int] = []
+
+    def counted(state: GameState, position: int) -> Hint:
+        searches.append(position)
+        return think(state, position)
+
+    think = hint_answers.think
+    monkeypatch.setattr(hint_answers, "think", counted)
+    table = await db(started)(("Ada", "Bob"))
+    ada = await screens.phone(table, 0)
+    await ada.until(lambda html: 'id="hint-answer-0"' in html)
+    first = await _ask(ada, 0)
+    again = await _ask(ada, 0)
+    notation = re.findall(r'data-hint-action="([^"]+)"', first)
+    assert notation and notation == re.findall(r'data-hint-action="([^"]+)"', again)
+    assert searches == [0]  # one search for the two answers
 
 
 @pytest.mark.django_db(transaction=True)
