@@ -49,7 +49,7 @@ class NoHint(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Shown:
+class ShownHint:
     """What the phone receives: the sentence, the action's notation, and its control."""
 
     version: int
@@ -236,12 +236,12 @@ def think_once(game_id: int, version: int, state: GameState, position: int) -> H
     return found
 
 
-def shown(hint: Hint, version: int) -> Shown:
+def shown(hint: Hint, version: int) -> ShownHint:
     """What the phone is sent, in the active language."""
     sheet, preselect = _control(hint.action)
-    return Shown(version, sentence(hint.reason), hint.action.notation(), sheet, preselect)
+    return ShownHint(version, sentence(hint.reason), hint.action.notation(), sheet, preselect)
 
 
-def answer_html(hint: Shown) -> str:
+def answer_html(hint: ShownHint) -> str:
     """The answer, swapped into the hint panel of that version only (an older one is gone)."""
     return jinja.render("phone/hint_answer.html", {"hint": hint})
