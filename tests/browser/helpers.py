@@ -161,7 +161,6 @@ class Screen:
 
         page.on("pageerror", on_error)
         page.on("console", on_console)
-        page.on("requestfailed", lambda request: print(f"REQFAIL {self.label} {request.url} {request.failure}"))
         page.on("dialog", lambda dialog: dialog.accept())
 
     def wait_connected(self, timeout: float = 5000) -> None:
