@@ -6,7 +6,6 @@ Used by tests/web/test_household.py, in the test's database and on PostgreSQL
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from game.engine import GameState, outcome
@@ -64,7 +63,8 @@ def play(seats: list[str], seed: int, *, stalemate: bool = False) -> Finished:
         seat = state.current
         if seat not in keys:
             if not services.play_bot_turn(game.id, version):
-                time.sleep(0.01)  # a bot turn of the server's own took it: read again
+                # A bot turn of the server's own took it: wait until that move is played.
+                services.wait_for_bot_turns(timeout=60)
             continue
         action = never_buy(state, taken) if stalemate else choosers[seat].choose(state, seat)
         services.play(game.id, keys[seat], action.notation(), version)
