@@ -10,62 +10,29 @@ finishes, before any pytest-asyncio test can run.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
-import socket
-import subprocess
-import sys
-import threading
-import urllib.request
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from tests.browser.helpers import (
     ARTIFACTS,
-    BASE_DIR,
+    AXE,
+    AXE_INSTALL,
     CHROMIUM,
-    LOOPBACK,
     Phone,
     Recorder,
     Server,
     Table,
 )
+from tests.browser.live_server import LiveServer
+
+R = TypeVar("R", bound=Recorder)
 
 LAUNCH_ARGS = ["--disable-background-networking", "--disable-component-update", "--no-first-run"]
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((LOOPBACK, 0))
-        return int(sock.getsockname()[1])
-
-
-LISTENING = b"Listening on TCP address"  # daphne.server's line once the port is open
-
-
-def _copy_output(proc: subprocess.Popen[bytes], log: Path, ready: threading.Event) -> None:
-    """Copy the server's output to its log; set `ready` once it listens (or it ended)."""
-    assert proc.stdout is not None
-    with log.open("wb") as out:
-        for line in proc.stdout:
-            out.write(line)
-            out.flush()
-            if LISTENING in line:
-                ready.set()
-    ready.set()  # the server ended: the caller finds out why
-
-
-def _wait_for_server(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    """Wait for the server's own word that it listens, then check it answers."""
-    ready = threading.Event()
-    threading.Thread(target=_copy_output, args=(proc, log, ready), daemon=True).start()
-    if not ready.wait(timeout=120) or proc.poll() is not None:
-        raise RuntimeError(f"The server did not start:\n{log.read_text()[-3000:]}")
-    with urllib.request.urlopen(url, timeout=30) as response:  # loopback only
-        assert response.status == 200, f"The server answered {response.status} at {url}"
 
 
 def _require_chromium() -> None:
@@ -82,49 +49,28 @@ def splendor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
     """Run the real server (Daphne through runserver) on a free loopback port."""
     _require_chromium()
     ARTIFACTS.mkdir(exist_ok=True)
-    workdir = tmp_path_factory.mktemp("live-server")
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("DATABASE_URL", "REDIS_URL", "SPLENDOR_ALLOWED_HOSTS")
-    }
-    env.update(
-        SPLENDOR_DB_PATH=str(workdir / "db.sqlite3"),
-        SPLENDOR_HOST=LOOPBACK,  # the QR code encodes a loopback URL
-        SPLENDOR_BOT_DELAY="0.05",
-        SPLENDOR_SECRET_KEY=secrets.token_urlsafe(50),
-        SPLENDOR_DEBUG="1",  # runserver serves the static files
-        PYTHONUNBUFFERED="1",
-    )
-    manage = [sys.executable, str(BASE_DIR / "manage.py")]
-    subprocess.run(
-        [*manage, "migrate", "--noinput", "-v", "0"],
-        cwd=BASE_DIR,
-        env=env,
-        check=True,
-        timeout=120,
-    )
-    port = _free_port()
-    log = workdir / "server.log"
-    proc = subprocess.Popen(
-        [*manage, "runserver", f"{LOOPBACK}:{port}", "--noreload"],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    server = Server(url=f"http://{LOOPBACK}:{port}", port=port, log=log)
+    live = LiveServer(tmp_path_factory.mktemp("live-server"))
     try:
-        _wait_for_server(server.url + "/", proc, log)
-        yield server
+        live.start()
+        yield live.server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        shutil.copyfile(log, ARTIFACTS / "server.log")
+        live.stop()
+        for log in live.logs():
+            shutil.copyfile(log, ARTIFACTS / log.name.replace("server-0", "server"))
+
+
+def recording(request: pytest.FixtureRequest, recorder: R) -> Iterator[R]:
+    """Yield the recorder; on failure screenshot its screens; then close them, failing
+    the test on what they logged."""
+    try:
+        yield recorder
+    finally:
+        failed = request.node.stash.get(FAILED_KEY, False)
+        if failed:
+            recorder.screenshot_all("failure")
+        problems = recorder.close_all()
+        if problems and not failed:
+            pytest.fail("\n".join(problems))
 
 
 @pytest.fixture(scope="package")
@@ -163,15 +109,7 @@ def recorder(
 ) -> Iterator[Recorder]:
     """Open TV and phone screens; on failure screenshot them all; then close them."""
     rec = Recorder(browser=browser, server=splendor_server, test_name=request.node.name)
-    try:
-        yield rec
-    finally:
-        failed = request.node.stash.get(FAILED_KEY, False)
-        if failed:
-            rec.screenshot_all("failure")
-        problems = rec.close_all()
-        if problems and not failed:
-            pytest.fail("\n".join(problems))
+    yield from recording(request, rec)
 
 
 @pytest.fixture
@@ -183,3 +121,14 @@ def tv(recorder: Recorder) -> Table:
 @pytest.fixture
 def new_phone(recorder: Recorder) -> Callable[..., Phone]:
     return recorder.phone
+
+
+@pytest.fixture(scope="package")
+def axe() -> Path:
+    """axe-core's script; the accessibility checks fail in CI without it, else skip."""
+    if AXE.exists():
+        return AXE
+    reason = f"axe-core is missing ({AXE}): install it with `{AXE_INSTALL}`"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"The accessibility tests must run in CI, but {reason}.")
+    pytest.skip(f"Accessibility tests skipped: {reason}.")

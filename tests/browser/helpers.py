@@ -33,6 +33,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 ARTIFACTS = BASE_DIR / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 LOOPBACK = "127.0.0.1"
+# axe-core comes from npm (`.ci/run` installs it), never from a CDN.
+AXE = Path(__file__).resolve().parent / ".axe" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_INSTALL = "npm install --prefix tests/browser/.axe axe-core@4"
 
 PHONE_WIDTH = 360
 PHONE_OPTIONS: dict[str, Any] = {
@@ -496,3 +499,23 @@ def in_step(*screens: Screen) -> int:
     for screen in screens:
         screen.reach(latest)
     return latest
+
+
+def axe_violations(
+    page: Page, axe: Path, where: str, impacts: tuple[str, ...] | None = None
+) -> list[str]:
+    """Run axe-core on the page as it is; describe its findings of these impacts (None:
+    every finding)."""
+    if not page.evaluate("() => !!window.axe"):
+        # Run through the browser's devtools, not as a <script> element: the pages'
+        # Content-Security-Policy refuses inline scripts.
+        page.evaluate("() => {\n" + axe.read_text() + "\n}")
+    result: dict[str, Any] = page.evaluate(
+        "async () => await axe.run(document, {resultTypes: ['violations']})"
+    )
+    return [
+        f"{where}: {v['id']} ({v['impact']}): {v['help']} at "
+        f"{[' '.join(map(str, n['target'])) for n in v['nodes'][:4]]}"
+        for v in result["violations"]
+        if impacts is None or v["impact"] in impacts
+    ]

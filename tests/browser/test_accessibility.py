@@ -6,19 +6,15 @@ injected into each page by Playwright: nothing is loaded from a CDN.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import Recorder, Table
+from tests.browser.helpers import Recorder, Table, axe_violations
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).resolve().parent / ".axe" / "node_modules" / "axe-core" / "axe.min.js"
-INSTALL = "npm install --prefix tests/browser/.axe axe-core@4"
 SERIOUS = ("serious", "critical")
 
 OVERLAP_JS = """
@@ -32,31 +28,9 @@ OVERLAP_JS = """
 """
 
 
-@pytest.fixture(scope="module")
-def axe() -> Path:
-    if AXE.exists():
-        return AXE
-    reason = f"axe-core is missing ({AXE}): install it with `{INSTALL}`"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"The accessibility tests must run in CI, but {reason}.")
-    pytest.skip(f"Accessibility tests skipped: {reason}.")
-
-
 def violations(page: Page, axe: Path, where: str) -> list[str]:
-    """Run axe-core on the page as it is; describe its serious and critical findings."""
-    if not page.evaluate("() => !!window.axe"):
-        # Run through the browser's devtools, not as a <script> element: the pages'
-        # Content-Security-Policy refuses inline scripts.
-        page.evaluate("() => {\n" + axe.read_text() + "\n}")
-    result: dict[str, Any] = page.evaluate(
-        "async () => await axe.run(document, {resultTypes: ['violations']})"
-    )
-    found = []
-    for v in result["violations"]:
-        if v["impact"] in SERIOUS:
-            targets = [" ".join(map(str, n["target"])) for n in v["nodes"][:4]]
-            found.append(f"{where}: {v['id']} ({v['impact']}): {v['help']} at {targets}")
-    return found
+    """axe-core's serious and critical findings on the page as it is."""
+    return axe_violations(page, axe, where, SERIOUS)
 
 
 def test_the_pages_of_a_game_have_no_serious_violation(

@@ -16,33 +16,24 @@ is played; and no page logged an error (the Recorder fails the test otherwise).
 
 from __future__ import annotations
 
-import os
 import re
-import secrets
-import signal
-import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, WebSocketRoute, expect
 
-from tests.browser.conftest import FAILED_KEY, _free_port, _wait_for_server
+from tests.browser.conftest import recording
 from tests.browser.game_setup import start_game
 from tests.browser.helpers import (
     ARTIFACTS,
-    BASE_DIR,
-    LOOPBACK,
     Phone,
     Recorder,
     Screen,
-    Server,
     Table,
 )
+from tests.browser.live_server import LiveServer
 
 pytestmark = pytest.mark.browser
 
@@ -72,95 +63,17 @@ QUIET_CHECK = 20  # s after a recovery in which no screen may open another socke
 HUMAN_PACE = 300  # ms between taps
 
 
-class FaultServer:
-    """The real server, in a subprocess this module may kill, pause and start again."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.workdir = workdir
-        self.port = _free_port()
-        self.db = workdir / "db.sqlite3"
-        self.server = Server(
-            url=f"http://{LOOPBACK}:{self.port}", port=self.port, log=workdir / "server-0.log"
-        )
-        self.env = {
-            key: value
-            for key, value in os.environ.items()
-            if key not in ("DATABASE_URL", "REDIS_URL", "SPLENDOR_ALLOWED_HOSTS")
-        }
-        self.env.update(
-            SPLENDOR_DB_PATH=str(self.db),
-            SPLENDOR_HOST=LOOPBACK,
-            SPLENDOR_BOT_DELAY="0.05",
-            SPLENDOR_SECRET_KEY=secrets.token_urlsafe(50),
-            SPLENDOR_DEBUG="1",
-            PYTHONUNBUFFERED="1",
-        )
-        self.manage = [sys.executable, str(BASE_DIR / "manage.py")]
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-        subprocess.run(
-            [*self.manage, "migrate", "--noinput", "-v", "0"],
-            cwd=BASE_DIR,
-            env=self.env,
-            check=True,
-            timeout=120,
-        )
-
-    def start(self) -> None:
-        """Start the server on its port and file (again), and wait until it answers."""
-        self.server.log = self.workdir / f"server-{self.starts}.log"
-        self.starts += 1
-        self.proc = subprocess.Popen(
-            [*self.manage, "runserver", f"{LOOPBACK}:{self.port}", "--noreload"],
-            cwd=BASE_DIR,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        _wait_for_server(self.server.url + "/", self.proc, self.server.log)
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=30)
-
-    def pause(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGSTOP)
-
-    def resume(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGCONT)
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.resume()
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-
-    def version(self, code: str) -> int:
-        """The game's version, as the database says."""
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=30) as db:
-            row = db.execute("SELECT version FROM game_game WHERE code = ?", [code]).fetchone()
-        return int(row[0])
-
-
 @pytest.fixture(scope="module")
 def fault_server(
     tmp_path_factory: pytest.TempPathFactory, browser: Browser
-) -> Iterator[FaultServer]:
-    server = FaultServer(tmp_path_factory.mktemp("fault-server"))
+) -> Iterator[LiveServer]:
+    server = LiveServer(tmp_path_factory.mktemp("fault-server"))
     server.start()
     try:
         yield server
     finally:
         server.stop()
-        for log in server.workdir.glob("server-*.log"):
+        for log in server.logs():
             (ARTIFACTS / f"faults-{log.name}").write_bytes(log.read_bytes())
 
 
@@ -173,20 +86,12 @@ class FaultRecorder(Recorder):
 
 @pytest.fixture
 def rec(
-    request: pytest.FixtureRequest, browser: Browser, fault_server: FaultServer
+    request: pytest.FixtureRequest, browser: Browser, fault_server: LiveServer
 ) -> Iterator[FaultRecorder]:
     recorder = FaultRecorder(
         browser=browser, server=fault_server.server, test_name=request.node.name
     )
-    try:
-        yield recorder
-    finally:
-        failed = request.node.stash.get(FAILED_KEY, False)
-        if failed:
-            recorder.screenshot_all("failure")
-        problems = recorder.close_all()
-        if problems and not failed:
-            pytest.fail("\n".join(problems))
+    yield from recording(request, recorder)
 
 
 # ---------------------------------------------------------------- checks
@@ -246,7 +151,7 @@ def three_gems(tv: Table, phone: Phone) -> str:
 
 
 def human_take(
-    label: str, fault_server: FaultServer, code: str, tv: Table, phones: list[Phone]
+    label: str, fault_server: LiveServer, code: str, tv: Table, phones: list[Phone]
 ) -> None:
     """The phone to play takes three gems, one tap every HUMAN_PACE ms; it is played."""
     playing = to_play(phones)
@@ -297,7 +202,7 @@ def move_fate(label: str, phone: Phone, tapped: dict[str, Any], before: int, now
 
 def after_fault(
     label: str,
-    fault_server: FaultServer,
+    fault_server: LiveServer,
     code: str,
     tv: Table,
     phones: list[Phone],
@@ -330,7 +235,7 @@ def offline(phones: list[Phone], off: bool) -> None:
 
 
 def test_phones_offline_and_a_flapping_network(
-    rec: FaultRecorder, fault_server: FaultServer
+    rec: FaultRecorder, fault_server: LiveServer
 ) -> None:
     tv = rec.table()
     _url, phones = start_game(rec, tv, ("Aino", "Bertil", "Cecilia"))
@@ -369,7 +274,7 @@ def test_phones_offline_and_a_flapping_network(
 
 
 def test_a_phone_whose_seat_was_taken_goes_to_the_join_page(
-    rec: FaultRecorder, fault_server: FaultServer
+    rec: FaultRecorder, fault_server: LiveServer
 ) -> None:
     tv = rec.table()
     url, (aino, bertil) = start_game(rec, tv, ("Aino", "Bertil"))
@@ -413,7 +318,7 @@ def test_a_phone_whose_seat_was_taken_goes_to_the_join_page(
     assert bertil.page.url.endswith(f"/play/{code}/")
 
 
-def test_the_server_killed_and_paused(rec: FaultRecorder, fault_server: FaultServer) -> None:
+def test_the_server_killed_and_paused(rec: FaultRecorder, fault_server: LiveServer) -> None:
     tv = rec.table()
     _url, phones = start_game(rec, tv, ("Aino", "Bertil", "Cecilia"))
     code = tv.code

@@ -26,8 +26,16 @@ from game.engine import apply_action, new_game
 from game.engine.bot_registry import make_bot
 from game.records import archive
 from tests.browser.game_setup import by_turn, start_game
-from tests.browser.helpers import ARTIFACTS, BASE_DIR, PHONE_OPTIONS, Phone, Recorder, Server, Table
-from tests.browser.test_accessibility import AXE, INSTALL
+from tests.browser.helpers import (
+    ARTIFACTS,
+    BASE_DIR,
+    PHONE_OPTIONS,
+    Phone,
+    Recorder,
+    Server,
+    Table,
+    axe_violations,
+)
 from tests.browser.test_layout import MIN_TARGET, OVERFLOW_JS
 from tests.browser.test_tv_layout import FIT_PROBE, MIN_FONT_1080P, SIZES, SMALLEST_TEXT_JS
 
@@ -60,30 +68,6 @@ def bad_answers(recorder: Recorder) -> Iterator[list[str]]:
     recorder._context = watched  # type: ignore[method-assign]
     yield found
     assert not found, "pages got error answers:\n" + "\n".join(found)
-
-
-@pytest.fixture(scope="module")
-def axe() -> Path:
-    if AXE.exists():
-        return AXE
-    reason = f"axe-core is missing ({AXE}): install it with `{INSTALL}`"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"The accessibility tests must run in CI, but {reason}.")
-    pytest.skip(f"Accessibility tests skipped: {reason}.")
-
-
-def axe_findings(page: Page, axe: Path, where: str) -> list[str]:
-    """Every axe-core violation on the page as it is, of any impact."""
-    if not page.evaluate("() => !!window.axe"):
-        page.evaluate("() => {\n" + axe.read_text() + "\n}")  # the CSP refuses inline scripts
-    result: dict[str, Any] = page.evaluate(
-        "async () => await axe.run(document, {resultTypes: ['violations']})"
-    )
-    return [
-        f"{where}: {v['id']} ({v['impact']}): {v['help']} at "
-        f"{[' '.join(map(str, n['target'])) for n in v['nodes'][:4]]}"
-        for v in result["violations"]
-    ]
 
 
 def screen_at(recorder: Recorder, size: tuple[int, int], language: str, label: str) -> Table:
@@ -245,9 +229,9 @@ def test_the_replay_fits_the_tv_on_its_first_middle_and_last_turn(
         _the_result_reads_and_steps_aside(tv)
         if size == SIZES[0]:
             assert_text_size(tv.page, "the replay at 1080p", MIN_FONT_1080P)
-            found += axe_findings(tv.page, axe, "replay, last turn")
+            found += axe_violations(tv.page, axe, "replay, last turn")
             _replay_step(tv, 0)
-            found += axe_findings(tv.page, axe, "replay, the deal")
+            found += axe_violations(tv.page, axe, "replay, the deal")
     assert not found, "\n".join(found)
 
 
@@ -355,7 +339,7 @@ def test_the_start_page_fits_a_tv_and_a_phone_in_every_language(
             assert_one_screen(tv.page, where, HOME_PARTS)
             if size == SIZES[0]:
                 assert_text_size(tv.page, where, MIN_FONT_1080P)
-                found += axe_findings(tv.page, axe, where)
+                found += axe_violations(tv.page, axe, where)
             snapshot(tv, f"fit-home-{language}-{size[0]}")
         phone = phone_in(recorder, language, f"phone-{language}")
         phone.page.goto("/")
@@ -364,7 +348,7 @@ def test_the_start_page_fits_a_tv_and_a_phone_in_every_language(
         _fits_a_phone(
             phone, f"the start page in {language} at 360 px", "a, button, input, select, summary"
         )
-        found += axe_findings(phone.page, axe, f"the start page on a phone in {language}")
+        found += axe_violations(phone.page, axe, f"the start page on a phone in {language}")
         snapshot(phone, f"fit-home-{language}-phone", full_page=True)
     assert not found, "\n".join(found)
 

@@ -9,13 +9,11 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.browser.helpers import BASE_DIR, Recorder, Screen, Server
-from tests.browser.test_accessibility import AXE, INSTALL
+from tests.browser.helpers import BASE_DIR, Recorder, Screen, Server, axe_violations
 
 pytestmark = pytest.mark.browser
 
@@ -27,17 +25,6 @@ household()
 """
 
 
-@pytest.fixture(scope="module")
-def axe_js() -> Path:
-    """axe-core's script, as tests/browser/test_accessibility.py finds it."""
-    if AXE.exists():
-        return AXE
-    reason = f"axe-core is missing ({AXE}): install it with `{INSTALL}`"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"The accessibility tests must run in CI, but {reason}.")
-    pytest.skip(f"Accessibility tests skipped: {reason}.")
-
-
 def play_in_server(server: Server) -> None:
     """Play the household's games (tests/web/household_games.py) in the server's database."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
@@ -46,26 +33,12 @@ def play_in_server(server: Server) -> None:
     subprocess.run([sys.executable, "-c", PLAY], cwd=BASE_DIR, env=env, check=True, timeout=300)
 
 
-def every_violation(page: Page, axe: Path, where: str) -> list[str]:
-    """Run axe-core on the page as it is; describe every finding, whatever its impact."""
-    if not page.evaluate("() => !!window.axe"):
-        page.evaluate("() => {\n" + axe.read_text() + "\n}")  # the CSP refuses <script>
-    result: dict[str, Any] = page.evaluate(
-        "async () => await axe.run(document, {resultTypes: ['violations']})"
-    )
-    return [
-        f"{where}: {v['id']} ({v['impact']}): {v['help']} at "
-        f"{[' '.join(map(str, n['target'])) for n in v['nodes'][:4]]}"
-        for v in result["violations"]
-    ]
-
-
 def in_german(screen: Screen, server: Server) -> None:
     screen.context.add_cookies([{"name": "django_language", "value": "de", "url": server.url}])
 
 
 def test_the_players_page_in_german_forgets_a_player_after_asking(
-    recorder: Recorder, splendor_server: Server, axe_js: Path
+    recorder: Recorder, splendor_server: Server, axe: Path
 ) -> None:
     play_in_server(splendor_server)
     tv = recorder.table()
@@ -81,14 +54,14 @@ def test_the_players_page_in_german_forgets_a_player_after_asking(
     expect(table.get_by_role("columnheader", name="Siege")).to_be_visible()
     expect(table.locator('tr[data-key="bot:medium"] th')).to_have_text("Bot (mittel)")
     expect(table.locator('tr[data-key="ελένη"] th')).to_have_text("ελένη")
-    found += every_violation(page, axe_js, "Players page on the TV")
+    found += axe_violations(page, axe, "Players page on the TV")
 
     # Head to head, without any script: a plain form.
     page.locator("#duel-a").select_option("ada")
     page.locator("#duel-b").select_option("bob")
     page.get_by_role("button", name="Vergleichen").click()
     expect(page.locator("#duel caption")).to_contain_text("gemeinsame Spiele")
-    found += every_violation(page, axe_js, "head to head")
+    found += axe_violations(page, axe, "head to head")
 
     # Forget asks first; cancelling keeps her.
     others = {
@@ -98,7 +71,7 @@ def test_the_players_page_in_german_forgets_a_player_after_asking(
     zoe = table.locator('tr[data-key="zoë"]')
     zoe.get_by_role("link", name="ZOË vergessen").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("ZOË vergessen?")
-    found += every_violation(page, axe_js, "Forget confirmation")
+    found += axe_violations(page, axe, "Forget confirmation")
     page.get_by_role("link", name="Abbrechen").click()
     expect(zoe).to_be_visible()
 
@@ -110,7 +83,7 @@ def test_the_players_page_in_german_forgets_a_player_after_asking(
     expect(page.locator('#duel-a option[value="zoë"]')).to_have_count(0)
     for key, text in others.items():
         expect(table.locator(f'tr[data-key="{key}"]')).to_have_text(text)
-    found += every_violation(page, axe_js, "Players page after Forget")
+    found += axe_violations(page, axe, "Players page after Forget")
 
     # A phone reads it as cards, each figure labelled.
     phone = recorder.phone("phone")
@@ -119,5 +92,5 @@ def test_the_players_page_in_german_forgets_a_player_after_asking(
     expect(phone.page.locator('tr[data-key="ada"] td').first).to_be_visible()
     width = phone.page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= phone.page.viewport_size["width"]  # type: ignore[index]
-    found += every_violation(phone.page, axe_js, "Players page on a phone")
+    found += axe_violations(phone.page, axe, "Players page on a phone")
     assert found == []
