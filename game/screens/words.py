@@ -23,8 +23,9 @@ TAKE_FORM: dict[str, str] = {"THREE": TAKE_THREE, "TWO": TAKE_TWO, "FEWER": TAKE
 # A game's status (lobby, playing, over) is the web side's word, kept by the model.
 STATUS: dict[str, str] = {status.name: status.value for status in Game.Status}
 
-# What base.html hands the JavaScript as JSON: what static/js/app.js reads.
-JS_VOCABULARY: dict[str, Any] = {"letters": COLOUR_LETTERS}
+# What base.html hands the JavaScript as JSON: what static/js/app.js reads (the colour
+# letters in the engine's order; the phases it compares a hand's data-phase with).
+JS_VOCABULARY: dict[str, Any] = {"letters": COLOUR_LETTERS, "phases": PHASE}
 
 TEMPLATE_WORDS: dict[str, Any] = {
     "PHASE": PHASE,

@@ -21,8 +21,11 @@
    phone: wait for a tap or for the page to be shown again). */
 (function () {
   "use strict";
-  // The colours' notation letters in the engine's order: the vocabulary base.html hands over.
-  var ORDER = JSON.parse(document.getElementById("splendor-vocabulary").textContent).letters;
+  // The game's words as base.html hands them over: the colours' notation letters in the
+  // engine's order, and the phases a hand's data-phase names.
+  var VOCABULARY = JSON.parse(document.getElementById("splendor-vocabulary").textContent);
+  var ORDER = VOCABULARY.letters;
+  var PHASE = VOCABULARY.phases;
   var PING_EVERY = 2000;     // ms between heartbeats; the server answers "pong"
   var SILENT_AFTER = 4000;   // ms without any message: say "reconnecting"
   var DEAD_AFTER = 6000;     // ms without any message: the socket is dead, replace it
@@ -378,12 +381,12 @@
       }
       // A new step of my own turn (give back tokens, choose a noble) appears at
       // the top; the player may have tapped far down the page.
-      var phase = (h.className.match(/phase-(\w+)/) || [])[1] || "";
-      if (mine && wasMyTurn && phase !== lastPhase && phase !== "main") {
+      var phase = h.getAttribute("data-phase") || "";
+      if (mine && wasMyTurn && phase !== lastPhase && phase !== PHASE.MAIN) {
         window.scrollTo({ top: 0, behavior: "smooth" });
       }
       lastPhase = phase;
-      if (h.classList.contains("phase-over") && !h._shownResult) {
+      if (phase === PHASE.OVER && !h._shownResult) {
         h._shownResult = true;
         window.scrollTo({ top: 0 });
       }
@@ -435,7 +438,7 @@
   function refreshPicker(picker) {
     var legal = legalOf(picker);
     var sel = picker._selection || (picker._selection = []);
-    var sign = picker.getAttribute("data-picker") === "return" ? "\u2212" : "+";
+    var sign = picker.getAttribute("data-picker") === PHASE.RETURN ? "\u2212" : "+";
     picker.querySelectorAll("[data-pick]").forEach(function (b) {
       var l = b.getAttribute("data-pick");
       var n = sel.filter(function (x) { return x === l; }).length;
@@ -504,8 +507,8 @@
     // says to finish that step (one text on the page, not one in every sheet):
     // "on your turn" would read as if it were not.
     var h = hand();
-    var mine = !!h && h.classList.contains("my-turn");
-    var ready = mine && h.classList.contains("phase-main");
+    var mine = !!h && h.getAttribute("data-my-turn") === "1";
+    var ready = mine && h.getAttribute("data-phase") === PHASE.MAIN;
     body.querySelectorAll("[data-action]").forEach(function (b) { b.disabled = !ready; });
     body.querySelectorAll("[data-turn-note]").forEach(function (n) {
       n.hidden = ready;

@@ -19,12 +19,16 @@ JSON_SCRIPT = re.compile(
 )
 
 
-def test_every_page_hands_the_javascript_the_colour_letters() -> None:
+def test_every_page_hands_the_javascript_the_colour_letters_and_the_phases() -> None:
     page = Client().get("/").content.decode()
     (found,) = JSON_SCRIPT.findall(page)
-    assert json.loads(found) == {"letters": COLOUR_LETTERS}  # what static/js/app.js reads
+    phases = {phase.name: phase.value for phase in Phase}
+    # What static/js/app.js reads: it names no colour letter and no phase itself.
+    assert json.loads(found) == {"letters": COLOUR_LETTERS, "phases": phases}
     script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
     assert '"splendor-vocabulary"' in script and COLOUR_LETTERS not in script
+    assert "phase-" not in script and "my-turn" not in script  # no state read from classes
+    assert not [p for p in Phase if f'"{p.value}"' in script]
 
 
 def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:
