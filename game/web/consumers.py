@@ -224,11 +224,24 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
 
     # ------------------------------------------------------------ from the screen
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch, except for the page's heartbeat, which goes straight to
+        `websocket_receive`. Channels' dispatch first closes stale database connections,
+        in the database thread, before every message; a ping touches no database, and
+        that thread hop cost it most of its server CPU (docs/performance.md)."""
+        if message.get("text") in inbound.HEARTBEATS and message["type"] == "websocket.receive":
+            await self.websocket_receive(message)
+        else:
+            await super().dispatch(message)
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         self.heard = time.monotonic()  # any message: the screen is there (game.writer.liveness)
         # The phone's rate first: a message over it costs no parsing and no translation.
         verdict = limits.allow(self.share, self.heard) if self.share else "ok"
         if verdict == "drop":
+            return
+        if verdict == "ok" and text_data in inbound.HEARTBEATS:
+            await self.heartbeat()  # nothing to parse or translate
             return
         with translation.override(self.language):  # every answer in the screen's language
             try:

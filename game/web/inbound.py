@@ -30,6 +30,10 @@ MAX_VERSION = 10**9
 
 Kind = Literal["sync", "action", "ping", "hint", "bad"]
 
+# The page's heartbeat as static/js/app.js sends it (JSON.stringify({ping: true})), and
+# as a client that spaces its JSON writes it: recognised without parsing.
+HEARTBEATS = frozenset({'{"ping":true}', '{"ping": true}'})
+
 
 @dataclass(frozen=True, slots=True)
 class Inbound:

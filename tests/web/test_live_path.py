@@ -9,6 +9,7 @@ consumer that survives any frame.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -17,6 +18,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from channels.consumer import AsyncConsumer
 from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 from pytest_django.fixtures import Settings
@@ -393,6 +395,33 @@ async def test_a_ping_is_answered_with_a_tiny_frame(screens: Screens) -> None:
     await ada.until_version(0)
     await ada.send({"ping": True})
     assert await ada.receive() == PONG
+
+
+async def test_the_page_s_heartbeat_skips_channels_dispatch_and_nothing_else_does(
+    screens: Screens, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Channels' dispatch checks the database connections before every message (a trip to
+    the database thread, pinned in test_tuning); the page's heartbeat, which needs no
+    database, is answered without it, in turn with the socket's other messages."""
+    dispatched: list[str | None] = []
+    channels_dispatch = AsyncConsumer.dispatch
+
+    async def recorded(consumer: AsyncConsumer, message: dict[str, Any]) -> None:
+        dispatched.append(message.get("text"))
+        await channels_dispatch(consumer, message)
+
+    monkeypatch.setattr(AsyncConsumer, "dispatch", recorded)
+    table = await db(started)(("Ada", "Bob"))
+    ada = await screens.phone(table, 0)
+    await ada.until_version(0)
+    heartbeats = ['{"ping":true}', '{"ping": true}']  # as app.js writes it, and spaced
+    for text in heartbeats:
+        await ada.send_text(text)
+        assert await ada.receive() == PONG
+    other = json.dumps({"ping": True, "again": 1})  # any other message goes through Channels
+    await ada.send_text(other)
+    assert await ada.receive() == PONG
+    assert other in dispatched and not set(heartbeats) & set(dispatched)
 
 
 async def test_a_change_a_screen_never_heard_of_is_shown_at_the_next_version_check(

@@ -9,6 +9,9 @@ import sys
 import time
 from typing import Any
 
+import channels.consumer
+import pytest
+from channels.consumer import AsyncConsumer
 from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
 
 from game.engine import new_game
@@ -152,3 +155,23 @@ async def test_the_layer_s_group_send_delivers_as_channels_group_send_does() -> 
             ]
         )
     assert received[0] == received[1] == [["before", "changed"], ["changed", "changed"]]
+
+
+async def test_channels_dispatch_checks_the_database_connections_before_every_handler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GameConsumer.dispatch hands the page's heartbeat past Channels' dispatch, which pays
+    only while Channels' dispatch awaits aclose_old_connections (a database-thread trip)
+    before every handler."""
+    calls: list[str] = []
+
+    async def counted() -> None:
+        calls.append("check")
+
+    class Echo(AsyncConsumer):  # type: ignore[misc]  # Channels ships no types
+        async def websocket_receive(self, message: dict[str, Any]) -> None:
+            calls.append(message["text"])
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    await Echo().dispatch({"type": "websocket.receive", "text": "x"})
+    assert calls == ["check", "x"]
