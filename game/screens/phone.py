@@ -405,7 +405,7 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
         # Written out, not format_html: made for every phone at every change.
         "hand-meta": (
             f'<div id="hand-meta" hidden data-version="{int(room.version)}"'
-            f' data-my-turn="{"1" if my_turn else "0"}"'
+            f' data-my-turn="{"1" if my_turn else "0"}" data-phase="{escape(phase)}"'
             f' data-class="hand phase-{escape(phase)}{" my-turn" if my_turn else ""}"></div>'
         ),
     }

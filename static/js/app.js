@@ -335,7 +335,7 @@
     var target = document.getElementById(targetId);
     var meta = document.getElementById(metaId);
     if (!target || !meta) return;
-    ["data-version", "data-my-turn", "data-status"].forEach(function (name) {
+    ["data-version", "data-my-turn", "data-phase", "data-status"].forEach(function (name) {
       if (meta.hasAttribute(name)) target.setAttribute(name, meta.getAttribute(name));
     });
     var cls = meta.getAttribute("data-class");
