@@ -27,7 +27,8 @@ def test_every_page_hands_the_javascript_the_colour_letters_and_the_phases() -> 
     assert json.loads(found) == {"letters": COLOUR_LETTERS, "phases": phases}
     script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
     assert '"splendor-vocabulary"' in script and COLOUR_LETTERS not in script
-    assert "phase-" not in script and "my-turn" not in script  # no state read from classes
+    # A hand's state is read from its data attributes, never from its classes.
+    assert not re.search(r"classList\.contains\(\"(phase-|my-turn)|className\.match", script)
     assert not [p for p in Phase if f'"{p.value}"' in script]
 
 
