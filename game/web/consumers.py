@@ -19,6 +19,7 @@ import time
 from sys import intern
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -225,14 +226,15 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
     # ------------------------------------------------------------ from the screen
 
     async def dispatch(self, message: dict[str, Any]) -> None:
-        """Channels' dispatch, except for the page's heartbeat, which goes straight to
-        `websocket_receive`. Channels' dispatch first closes stale database connections,
-        in the database thread, before every message; a ping touches no database, and
-        that thread hop cost it most of its server CPU (docs/performance.md)."""
-        if message.get("text") in inbound.HEARTBEATS and message["type"] == "websocket.receive":
-            await self.websocket_receive(message)
-        else:
-            await super().dispatch(message)
+        """Channels' dispatch without its check of the database connections before every
+        message, a trip to the database thread each time: screens' changes, presence and
+        heartbeats mostly need no database, and this consumer reaches it only through
+        database_sync_to_async, which checks them around each call itself. Measured by
+        turns in docs/performance.md; tests/web/test_tuning.py pins both behaviours."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         self.heard = time.monotonic()  # any message: the screen is there (game.writer.liveness)

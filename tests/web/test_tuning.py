@@ -10,8 +10,10 @@ import time
 from typing import Any
 
 import channels.consumer
+import channels.db
 import pytest
-from channels.consumer import AsyncConsumer
+from channels.consumer import AsyncConsumer, get_handler_name
+from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
 
 from game.engine import new_game
@@ -160,9 +162,8 @@ async def test_the_layer_s_group_send_delivers_as_channels_group_send_does() -> 
 async def test_channels_dispatch_checks_the_database_connections_before_every_handler(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """GameConsumer.dispatch hands the page's heartbeat past Channels' dispatch, which pays
-    only while Channels' dispatch awaits aclose_old_connections (a database-thread trip)
-    before every handler."""
+    """GameConsumer.dispatch leaves out what Channels' dispatch does before every handler:
+    await aclose_old_connections (a database-thread trip), then the handler by type."""
     calls: list[str] = []
 
     async def counted() -> None:
@@ -175,3 +176,16 @@ async def test_channels_dispatch_checks_the_database_connections_before_every_ha
     monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
     await Echo().dispatch({"type": "websocket.receive", "text": "x"})
     assert calls == ["check", "x"]
+    assert get_handler_name({"type": "game.table_changed"}) == "game_table_changed"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_database_sync_to_async_checks_the_connections_around_each_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What makes leaving out the dispatch's check safe: every database call of the
+    consumer goes through database_sync_to_async, which checks before and after."""
+    calls: list[str] = []
+    monkeypatch.setattr(channels.db, "close_old_connections", lambda: calls.append("check"))
+    await database_sync_to_async(lambda: calls.append("call"))()
+    assert calls == ["check", "call", "check"]
