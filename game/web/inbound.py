@@ -1,7 +1,8 @@
 """Read what a screen sends over its websocket, whatever it sends.
 
 The consumer never parses a message itself: it calls `read_message` and acts on
-the resulting `Inbound`. Anything that is not a well-formed message becomes
+the resulting `Inbound` (only the page's heartbeat, one of the exact HEARTBEATS
+texts, is answered without it). Anything that is not a well-formed message becomes
 kind "bad" with a translated problem for the player; nothing here raises, for
 any text (any JSON shape, depth or number size), binary frame or size.
 A `RateLimit` per phone (shared by its sockets, game.web.limits) keeps one phone from
