@@ -119,6 +119,16 @@ def arrive(game_id: int, seat_id: int, channel: str = "") -> None:
     _run(_sql("arrive"), [channel, game_id, seat_id, _at(timezone.now())])
 
 
+def on_the_way(game_id: int, seat_ids: Iterable[int]) -> None:
+    """These seats' phones are moving here from another game (a rematch): count each
+    as reconnecting from now, as a socket that just closed, so the TV shows no rejoin
+    code while the phones follow, and the seat is away a grace later if its phone
+    never arrives. One row per seat, named for no socket (no tick refreshes it)."""
+    back = _ago(LIVE + 0.001)
+    for seat_id in seat_ids:
+        _run(_sql("arrive"), [f"on-the-way-{seat_id}", game_id, seat_id, back])
+
+
 def refresh(heard: Iterable[tuple[str, datetime]]) -> int:
     """Record when each socket (channel name, moment) was last heard from: one
     statement for them all (one per CHUNK sockets). Return how many statements ran."""

@@ -285,6 +285,7 @@ def rematch(game_id: int, host_key: str) -> Game:
             )
             for seat in game.seats.all()
         )
+        _follow(game, fresh)
         state = _deal(fresh, None)
         fresh.save()
         _publish_after_commit(fresh, state)  # nobody watches it yet, but a bot may start
@@ -292,6 +293,16 @@ def rematch(game_id: int, host_key: str) -> Game:
         game.save(update_fields=["next_game", "updated_at"])
         _publish_after_commit(game)
         return fresh
+
+
+def _follow(game: Game, fresh: Game) -> None:
+    """The phones present at the end of `game` are on their way to its rematch: their
+    seats there count as reconnecting, not away, while the pages follow (no rejoin
+    code flashes on the TV); a phone that was away stays away."""
+    present = presence.here(game.id).present
+    positions = set(game.seats.filter(pk__in=present).values_list("position", flat=True))
+    seats = fresh.seats.filter(position__in=positions, role=SeatRole.HUMAN)
+    presence.on_the_way(fresh.id, seats.values_list("pk", flat=True))
 
 
 def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | None = None) -> Seat:

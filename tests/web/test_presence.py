@@ -11,6 +11,8 @@ timeouts.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import time
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -20,7 +22,8 @@ from django.db import connection
 from django.db.backends.utils import CursorWrapper
 from pytest_django.fixtures import Settings
 
-from game.models import Presence, Seat
+from game.engine.bot_registry import make_bot
+from game.models import Game, Presence, Seat
 from game.storage import presence
 from game.writer import events, liveness, services
 from tests.web.helpers import Screen, Screens, Table, db, player_panel, region, started
@@ -121,6 +124,75 @@ async def test_a_phone_back_within_the_grace_never_shows_its_rejoin_code(
     assert all(code not in frame for frame in frames), "the TV flashed Bob's rejoin code"
     heads = [region(f, "player-1-head") for f in frames if 'id="player-1-head"' in f]
     assert heads and all('class="tag away"' not in h for h in heads)
+
+
+def finished_with_rematch(table: Table) -> Table:
+    """Play the game to its end through services, then start its rematch (the host's tap)."""
+    chooser = make_bot("greedy", 5)
+    for _ in range(1000):
+        g = Game.objects.get(pk=table.game_id)
+        if g.status == Game.Status.OVER:
+            fresh = services.rematch(g.id, table.host_key)
+            return dataclasses.replace(table, game_id=fresh.id, code=fresh.code)
+        if not services.play_bot_turn(g.id, g.version):
+            state = services.load_state(g)
+            assert state is not None
+            action = chooser.choose(state, state.current)
+            services.play(g.id, table.player(state.current).key, action.notation(), g.version)
+    raise AssertionError("the game did not end")
+
+
+async def test_the_phones_following_a_rematch_are_on_their_way_not_away(
+    screens: Screens, settings: Settings
+) -> None:
+    """A rematch starts on the TV a moment before the phones follow it: the seats of the
+    phones that were there count as reconnecting meanwhile, never away with their rejoin
+    codes on show; a phone that was away is away there too."""
+    settings.SPLENDOR_PRESENCE_GRACE = 60
+    table = await db(started)(("Ada", "Bob", "Cy"))
+    tv = await screens.tv(table)
+    await screens.phone(table, 0)
+    await screens.phone(table, 1)
+    await tv.until(lambda view: is_connected(view, 0) and is_connected(view, 1))
+    rematch = await db(finished_with_rematch)(table)
+    codes = [await db(rejoin_code)(rematch, position) for position in range(3)]
+
+    tv = await screens.tv(rematch, label="tv, rematch")
+    shown = await tv.until(lambda view: is_away(view, 2))
+    for position in (0, 1):
+        assert is_reconnecting(shown, position) and codes[position] not in shown
+    assert codes[2] in head(shown, 2), "Cy's phone was away: the host sees the code at once"
+    since = len(tv.log)
+    await screens.phone(rematch, 0)
+    await screens.phone(rematch, 1)
+    await tv.until(lambda view: is_connected(view, 0) and is_connected(view, 1))
+    assert all(code not in frame for frame in tv.log[since:] for code in codes[:2])
+
+
+async def test_a_phone_that_never_follows_a_rematch_is_away_after_the_grace(
+    screens: Screens, settings: Settings
+) -> None:
+    settings.SPLENDOR_PRESENCE_GRACE = 2
+    table = await db(started)(("Ada", "Bob"))
+    await screens.phone(table, 0)
+    await screens.phone(table, 1)
+    await db(presence_settled)(table.game_id, 2)
+    rematch = await db(finished_with_rematch)(table)
+    code = await db(rejoin_code)(rematch, 1)
+    tv = await screens.tv(rematch, label="tv, rematch")
+    await screens.phone(rematch, 0)
+    await tv.until(lambda view: is_connected(view, 0))
+    gone = await tv.until(lambda view: is_away(view, 1), timeout=WAIT)
+    assert code in head(gone, 1)
+
+
+def presence_settled(game_id: int, phones: int) -> None:
+    """Wait until this many of the game's seats count as connected."""
+    for _ in range(600):
+        if len(presence.here(game_id).connected) == phones:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the phones never counted as connected")
 
 
 class Queries:
