@@ -17,6 +17,16 @@ pytestmark = pytest.mark.browser
 TIME_CAP = 100.0  # seconds of play; a greedy-ish phone ends a game in well under half that
 TURN_CAP = 120
 
+# Counts the moments a page showed a seat's rejoin code, from its first paint on.
+REJOIN_WATCH = """
+window.__rejoinShown = 0;
+function lookForRejoinCodes() {
+  if (document.querySelector(".player .rejoin")) window.__rejoinShown += 1;
+}
+new MutationObserver(lookForRejoinCodes).observe(document, {subtree: true, childList: true});
+document.addEventListener("DOMContentLoaded", lookForRejoinCodes);
+"""
+
 
 def test_phone_plays_a_bot_to_the_end_and_rematches(recorder: Recorder, tv: Table) -> None:
     _url, (phone,) = start_game(recorder, tv, ("Aino",), bots=1)
@@ -42,7 +52,9 @@ def test_phone_plays_a_bot_to_the_end_and_rematches(recorder: Recorder, tv: Tabl
     phone.shot("phone-result", full_page=True)
     print(f"Game over after {time.monotonic() - started:.1f} s, phone turns: {dict(done)}")
 
-    # The host taps Rematch: the TV and the phone both move to the new game.
+    # The host taps Rematch: the TV and the phone both move to the new game. The TV
+    # shows no rejoin code while the phone follows (it is on its way, not away).
+    tv.page.add_init_script(REJOIN_WATCH)
     tv.page.locator("#rematch").click()
     tv.page.wait_for_url(lambda url: "/host/" in url and f"/{old_code}/" not in url)
     new_code = tv.code
@@ -56,3 +68,4 @@ def test_phone_plays_a_bot_to_the_end_and_rematches(recorder: Recorder, tv: Tabl
     phone.wait_connected()
     phone.wait_turn(timeout=10000)  # the bot may open; then it is the phone's turn
     assert phone.my_turn()
+    assert tv.page.evaluate("window.__rejoinShown") == 0, "the TV flashed a rejoin code"
