@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import time
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -174,9 +173,9 @@ async def test_a_phone_that_never_follows_a_rematch_is_away_after_the_grace(
 ) -> None:
     settings.SPLENDOR_PRESENCE_GRACE = 2
     table = await db(started)(("Ada", "Bob"))
+    old_tv, _bob = await tv_and_bob(screens, table)
     await screens.phone(table, 0)
-    await screens.phone(table, 1)
-    await db(presence_settled)(table.game_id, 2)
+    await old_tv.until(lambda view: is_connected(view, 0))
     rematch = await db(finished_with_rematch)(table)
     code = await db(rejoin_code)(rematch, 1)
     tv = await screens.tv(rematch, label="tv, rematch")
@@ -184,15 +183,6 @@ async def test_a_phone_that_never_follows_a_rematch_is_away_after_the_grace(
     await tv.until(lambda view: is_connected(view, 0))
     gone = await tv.until(lambda view: is_away(view, 1), timeout=WAIT)
     assert code in head(gone, 1)
-
-
-def presence_settled(game_id: int, phones: int) -> None:
-    """Wait until this many of the game's seats count as connected."""
-    for _ in range(600):
-        if len(presence.here(game_id).connected) == phones:
-            return
-        time.sleep(0.05)
-    raise AssertionError("the phones never counted as connected")
 
 
 class Queries:
