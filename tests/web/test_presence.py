@@ -21,11 +21,11 @@ from django.db import connection
 from django.db.backends.utils import CursorWrapper
 from pytest_django.fixtures import Settings
 
-from game.engine.bot_registry import make_bot
-from game.models import Game, Presence, Seat
+from game.models import Presence, Seat
 from game.storage import presence
 from game.writer import events, liveness, services
 from tests.web.helpers import Screen, Screens, Table, db, player_panel, region, started
+from tests.web.test_archive import finish
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -127,18 +127,8 @@ async def test_a_phone_back_within_the_grace_never_shows_its_rejoin_code(
 
 def finished_with_rematch(table: Table) -> Table:
     """Play the game to its end through services, then start its rematch (the host's tap)."""
-    chooser = make_bot("greedy", 5)
-    for _ in range(1000):
-        g = Game.objects.get(pk=table.game_id)
-        if g.status == Game.Status.OVER:
-            fresh = services.rematch(g.id, table.host_key)
-            return dataclasses.replace(table, game_id=fresh.id, code=fresh.code)
-        if not services.play_bot_turn(g.id, g.version):
-            state = services.load_state(g)
-            assert state is not None
-            action = chooser.choose(state, state.current)
-            services.play(g.id, table.player(state.current).key, action.notation(), g.version)
-    raise AssertionError("the game did not end")
+    fresh = services.rematch(finish(table).id, table.host_key)
+    return dataclasses.replace(table, game_id=fresh.id, code=fresh.code)
 
 
 async def test_the_phones_following_a_rematch_are_on_their_way_not_away(
