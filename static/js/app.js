@@ -31,7 +31,10 @@
   var DEAD_AFTER = 6000;     // ms without any message: the socket is dead, replace it
   var OPEN_WITHIN = 5000;    // ms a handshake may take (a paused server never answers)
   var CHECK_WITHIN = 3000;   // ms for an answer when the page is shown again
-  var BACKOFF_CAP = 6000;    // ms, the longest wait between attempts
+  // ms, the longest wait between attempts (1-2 s with jitter): a screen is current
+  // within 3 s of its server coming back, however long it was away. An attempt at a
+  // server that is not there is refused at once and costs next to nothing.
+  var BACKOFF_CAP = 2000;
   var HOLD_MOVE = 12000;     // ms a move tapped while disconnected waits to be sent
   var PONG = "pong";
 
