@@ -3,7 +3,8 @@
     python manage.py bench_web [--seconds 10] [--paced-seconds 30] [--games 100]
                                [--busy-games 10] [--idle-sockets 200] [--quick]
                                [--no-scale] [--scale-only] [--ping-every 2]
-                               [--no-heartbeats] [--restart-after 60] [--no-restart]
+                               [--no-heartbeats] [--restart-after 60] [--restart-down 10]
+                               [--no-restart]
                                [--no-flood]
 
 The same client drives both servers through the same games. A game is five
@@ -45,10 +46,12 @@ their ratio:
   static/js/app.js keeps its socket: heartbeat, silence, reconnect with backoff
   and jitter, one socket at a time), playing once a second; the server killed
   (SIGKILL) between two actions and started again on the same port and
-  database; the time from its listening again until every screen shows its
-  game's version, the sockets each screen opened in the --restart-after (60) s
-  after that (0 is the target), and the p99 of the actions played in them. The
-  bare server forgets its games when killed: any view counts as current there.
+  database --restart-down (10) s later, as a laptop restarting (the screens'
+  backoff reaches its cap meanwhile); the time from its listening again until
+  every screen shows its game's version, the sockets each screen opened in the
+  --restart-after (60) s after that (0 is the target), and the p99 of the
+  actions played in them. The bare server forgets its games when killed: any
+  view counts as current there.
 - a flood (the project only, --no-flood skips it): another game's TV times its
   heartbeat quiet, then while one phone (one cookie) opens 20 sockets and sends
   hint and full-view requests from each, 50 a second (a script, 1,000 messages a
@@ -151,6 +154,7 @@ QUICK = {
     "busy_games": 3,
     "idle_sockets": 10,
     "restart_after": 3.0,
+    "restart_down": 3.0,
 }
 # The page's heartbeat (static/js/app.js): {"ping": true} every PING_EVERY seconds from
 # every screen, each at a phase of its own (pages open at different moments).
@@ -159,14 +163,19 @@ PING_EVERY = 2.0
 # step at the presence interval (a database write per socket every 10 s, in step on
 # sockets that connected together) shows as buckets far above the median one.
 BUCKET = 2.0
-# The restart phase's screens reconnect as the page does: a close, or no message for
-# SILENT_AFTER seconds, ends a socket; the first retry comes after a random wait in
-# RECONNECT_FIRST, each next one waits twice as long (times a random 0.5-1), at most
-# RECONNECT_CAP seconds. One socket per screen at a time.
+# The restart phase's screens reconnect as the page does (retryLater in app.js): a
+# close, or no message for SILENT_AFTER seconds, ends a socket; the first retry comes
+# after a random wait in RECONNECT_FIRST, the next ones after RECONNECT_BASE times 2 to
+# the attempt's number, at most RECONNECT_CAP, times a random 0.5-1. One socket per
+# screen at a time.
 SILENT_AFTER = 4.0
-RECONNECT_FIRST = (0.1, 0.5)
-RECONNECT_CAP = 6.0
+RECONNECT_FIRST = (0.3, 0.9)
+RECONNECT_BASE = 0.5
+RECONNECT_CAP = 2.0
 RESTART_BEFORE = 5.0  # seconds the games play before the server is killed
+# Seconds the killed server stays down (a laptop restarting, a server started again by
+# hand): long enough for every screen's backoff to reach its cap, as it does then.
+RESTART_DOWN = 10.0
 RESTART_WAIT = 60.0  # seconds the screens may take to be current again before it gives up
 SCALE_ROUNDS = 3  # one worker, then two, this many times
 # Part 1 measures the project and the bare server by turns, each phase in this many
@@ -748,7 +757,8 @@ class LiveScreen:
     heartbeat every PING_EVERY seconds at the page's own phase (kept across reconnects,
     as the page's timer is); a close, or no message for SILENT_AFTER seconds while
     pinging, ends the socket, and a new one is opened after a backoff with jitter
-    (RECONNECT_FIRST, doubling, at most RECONNECT_CAP). One socket at a time."""
+    (RECONNECT_FIRST, then doubling from RECONNECT_BASE, at most RECONNECT_CAP). One
+    socket at a time."""
 
     def __init__(
         self,
@@ -786,7 +796,7 @@ class LiveScreen:
     def backoff(self) -> float:
         if self.failures <= 1:
             return float(self.random.uniform(*RECONNECT_FIRST))
-        wait = RECONNECT_FIRST[1] * 2 ** (self.failures - 1)
+        wait = RECONNECT_BASE * 2 ** (self.failures - 1)
         return float(min(RECONNECT_CAP, wait) * self.random.uniform(0.5, 1.0))
 
     def run(self, stop: threading.Event) -> None:
@@ -965,12 +975,14 @@ def restart(
     after: float,
     keeps_games: bool,
     before: float = RESTART_BEFORE,
+    down: float = RESTART_DOWN,
 ) -> Restart:
     """Connect `games` fresh games (every screen a LiveScreen with the target's heartbeat),
     play them once a second for `before` seconds, then kill the server (SIGKILL) between
-    two actions and start it again on its port; measure until every screen shows the
-    game's version again, then `after` seconds more of play. `keeps_games`: the server
-    keeps versions across a restart (else any view after it counts as current)."""
+    two actions and start it again on its port `down` seconds later; measure until every
+    screen shows the game's version again, then `after` seconds more of play.
+    `keeps_games`: the server keeps versions across a restart (else any view after it
+    counts as current)."""
     rng = random.Random(SEED)
     tables = [target.next_table() for _ in range(games)]
     live = [LiveGame(target, table, slot, keeps_games, rng) for slot, table in enumerate(tables)]
@@ -1005,6 +1017,7 @@ def restart(
                     screen.watch = (mark, game.table.version if keeps_games else 0)
         process.kill()
         killed = clock()
+        time.sleep(down)  # the screens meanwhile try again and again, as pages do
         target.servers = [process.start(poll=0.01)]
         listening = clock()
         wait_for(lambda: all(s.current_at is not None for s in screens), listening + RESTART_WAIT)
@@ -1160,6 +1173,12 @@ class Command(BaseCommand):
             default=60.0,
             help="seconds of play measured after a restart, once every screen is current",
         )
+        parser.add_argument(
+            "--restart-down",
+            type=float,
+            default=RESTART_DOWN,
+            help="seconds the killed server stays down before it is started again",
+        )
         parser.add_argument("--no-restart", action="store_true", help="skip the restart phase")
         parser.add_argument("--no-flood", action="store_true", help="skip the flood phase")
         parser.add_argument(
@@ -1178,6 +1197,8 @@ class Command(BaseCommand):
             options["ping_every"] = 0.0
         if options["ping_every"] < 0 or options["restart_after"] <= 0:
             raise CommandError("--ping-every must be at least 0 and --restart-after above 0.")
+        if options["restart_down"] < 0:
+            raise CommandError("--restart-down must be at least 0.")
         if min(options["games"], options["busy_games"], options["idle_sockets"]) < 1:
             raise CommandError("--games, --busy-games and --idle-sockets must be at least 1.")
         if not min(options["seconds"], options["paced_seconds"]) > 0:
@@ -1261,6 +1282,7 @@ class Command(BaseCommand):
             "idle_sockets",
             "ping_every",
             "restart_after",
+            "restart_down",
         ):
             command.append(f"--{name.replace('_', '-')}={options[name]}")
         if options["no_restart"]:
@@ -1279,7 +1301,8 @@ class Command(BaseCommand):
             # The paced games without heartbeats, the heartbeats alone and two restarts.
             + options["paced_seconds"]
             + 2 * options["seconds"]
-            + 2 * (options["restart_after"] + RESTART_BEFORE + RESTART_WAIT + 3 * WAIT + 60)
+            + 2 * (options["restart_after"] + options["restart_down"] + RESTART_BEFORE)
+            + 2 * (RESTART_WAIT + 3 * WAIT + 60)
         )
         code = run_child(command, env, Path(settings.BASE_DIR), limit, self.line)
         if code != 0:
@@ -1380,7 +1403,13 @@ class Command(BaseCommand):
         the bare server forgets them, so any view after its restart counts as current)."""
         before = min(RESTART_BEFORE, options["restart_after"])
         result = restart(
-            target, process, options["games"], options["restart_after"], name != "bare", before
+            target,
+            process,
+            options["games"],
+            options["restart_after"],
+            name != "bare",
+            before,
+            options["restart_down"],
         )
         moved = [count for count in result.reconnects if count]
         current = (
