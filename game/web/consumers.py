@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import os
 import time
 from sys import intern
 from typing import Any
@@ -358,8 +360,12 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         await self.send_table()
 
     async def presence_changed(self, event: dict[str, Any]) -> None:
-        """Re-read who is here (events from several sockets may arrive in any order)."""
+        """Re-read who is here (events from several sockets may arrive in any order),
+        unless a read begun after the change was sent already showed it (the clock is
+        this process's: another's change is always read)."""
         if self.seat_id is not None or self.game_id is None:
+            return
+        if event.get("pid") == os.getpid() and event.get("at", math.inf) < self.here_at:
             return
         read_at = time.monotonic()
         await self._show_presence(

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
+import time
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -179,5 +181,13 @@ def publish(
 
 
 def presence_changed(game_id: int) -> dict[str, Any]:
-    """A phone came or went: table screens re-read presence (game.storage.presence)."""
-    return {"type": "presence.changed", "game": game_id}
+    """A phone came or went (its row written): table screens re-read presence
+    (game.storage.presence). When and in which process it was sent: a screen of the
+    same process skips the re-read if one it began later already showed the change
+    (phones arriving together, as after a restart, cost a TV one read, not four)."""
+    return {
+        "type": "presence.changed",
+        "game": game_id,
+        "at": time.monotonic(),
+        "pid": os.getpid(),
+    }

@@ -17,6 +17,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from channels.layers import get_channel_layer
 from django.db import connection
 from django.db.backends.utils import CursorWrapper
 from pytest_django.fixtures import Settings
@@ -187,6 +188,39 @@ class Queries:
             return original(cursor, query, params)
 
         return execute
+
+
+async def test_a_presence_change_a_later_read_showed_is_not_read_again(
+    screens: Screens, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Phones arriving together (after a restart, a Wi-Fi blip) cost their TV one read
+    each only when none it began later showed them; another process's change, whose
+    clock is not this one's, is always read."""
+    table = await db(started)(("Ada", "Bob"))
+    before_the_tv = events.presence_changed(table.game_id)
+    tv = await screens.tv(table)
+    await tv.until(lambda view: is_away(view, 1))
+    reads: list[int] = []
+    here = presence.here
+
+    def counted(game_id: int) -> presence.Here:
+        reads.append(game_id)
+        return here(game_id)
+
+    monkeypatch.setattr(presence, "here", counted)
+    layer = get_channel_layer()
+    assert layer is not None
+    group = events.table_group(table.game_id)
+    await layer.group_send(group, before_the_tv)  # the TV's first read showed it
+    await screens.phone(table, 1)  # a change after that read: read
+    await tv.until(lambda view: is_connected(view, 1))
+    assert reads == [table.game_id]
+    await layer.group_send(group, {**before_the_tv, "pid": -1})
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while len(reads) < 2:
+        assert asyncio.get_running_loop().time() < deadline, "never read"
+        await asyncio.sleep(0.01)
+    assert reads == [table.game_id] * 2
 
 
 async def test_a_ping_touches_no_database(
