@@ -315,7 +315,40 @@ SPLENDOR_SOCKETS_PER_SEAT = int(_env_number("SPLENDOR_SOCKETS_PER_SEAT", 3))
 SPLENDOR_REJOIN_TRIES = int(_env_number("SPLENDOR_REJOIN_TRIES", 5))
 SPLENDOR_REJOIN_WAIT = _env_number("SPLENDOR_REJOIN_WAIT", 60)
 
+# The live connection's clock, in seconds. The page receives these (base.html, as
+# milliseconds) and runs its connection on them; the server's presence, liveness and bot
+# leases use the same ones. SPLENDOR_CLOCK scales every default at once: the tests run
+# the same state machine five times faster with 0.2. A value set on its own is taken as
+# it is.
+SPLENDOR_CLOCK = max(0.01, _env_number("SPLENDOR_CLOCK", 1))
+
+
+def _clocked(name: str, default: float) -> float:
+    return _env_number(name, default * SPLENDOR_CLOCK)
+
+
+# Between two heartbeats of a page (the server answers each with "pong").
+SPLENDOR_HEARTBEAT = _clocked("SPLENDOR_HEARTBEAT", 2)
+# Nothing heard for this long: the page says "reconnecting", and the server counts the
+# phone as silent.
+SPLENDOR_SILENT_AFTER = _clocked("SPLENDOR_SILENT_AFTER", 4)
+# Nothing heard for this long: the page drops its socket and opens another.
+SPLENDOR_DEAD_AFTER = _clocked("SPLENDOR_DEAD_AFTER", 6)
+# The longest a handshake may take (a paused server accepts and never answers).
+SPLENDOR_OPEN_WITHIN = _clocked("SPLENDOR_OPEN_WITHIN", 5)
+# The longest the answer to a check may take when a page is shown again.
+SPLENDOR_CHECK_WITHIN = _clocked("SPLENDOR_CHECK_WITHIN", 3)
+# The longest wait between two attempts to reconnect (1-2 s with jitter): a screen is
+# current within 3 s of its server coming back, however long it was away.
+SPLENDOR_BACKOFF_CAP = _clocked("SPLENDOR_BACKOFF_CAP", 2)
+# How long a move tapped while the connection is down waits to be sent.
+SPLENDOR_HOLD_MOVE = _clocked("SPLENDOR_HOLD_MOVE", 12)
 # Seconds a seat whose phone went silent (or whose socket closed) shows "reconnecting"
 # on the TV before it is away (its rejoin code, its QR and "Let a bot play"): a phone
 # back within it never shows its code.
-SPLENDOR_PRESENCE_GRACE = _env_number("SPLENDOR_PRESENCE_GRACE", 20)
+SPLENDOR_PRESENCE_GRACE = _clocked("SPLENDOR_PRESENCE_GRACE", 20)
+# A process's claim on a bot turn lasts this long unless it renews it (game.writer.services):
+# a turn held by a process that died is taken over by another this long after.
+SPLENDOR_BOT_LEASE = _clocked("SPLENDOR_BOT_LEASE", 5)
+# Between two writes of a process's presence rows (game.writer.liveness), at most.
+SPLENDOR_LIVENESS_TICK = _clocked("SPLENDOR_LIVENESS_TICK", 1)

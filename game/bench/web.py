@@ -157,8 +157,9 @@ QUICK = {
     "restart_down": 3.0,
 }
 # The page's heartbeat (static/js/app.js): {"ping": true} every PING_EVERY seconds from
-# every screen, each at a phase of its own (pages open at different moments).
-PING_EVERY = 2.0
+# every screen, each at a phase of its own (pages open at different moments). The page's
+# timings are the server's settings ("The live connection's clock"): read from there.
+PING_EVERY = float(settings.SPLENDOR_HEARTBEAT)
 # The paced phase's p99 is also taken per bucket of this many seconds of each round: a
 # step at the presence interval (a database write per socket every 10 s, in step on
 # sockets that connected together) shows as buckets far above the median one.
@@ -168,10 +169,10 @@ BUCKET = 2.0
 # after a random wait in RECONNECT_FIRST, the next ones after RECONNECT_BASE times 2 to
 # the attempt's number, at most RECONNECT_CAP, times a random 0.5-1. One socket per
 # screen at a time.
-SILENT_AFTER = 4.0
-RECONNECT_FIRST = (0.3, 0.9)
-RECONNECT_BASE = 0.5
-RECONNECT_CAP = 2.0
+SILENT_AFTER = float(settings.SPLENDOR_SILENT_AFTER)
+RECONNECT_FIRST = (0.3 * settings.SPLENDOR_CLOCK, 0.9 * settings.SPLENDOR_CLOCK)
+RECONNECT_BASE = 0.5 * settings.SPLENDOR_CLOCK
+RECONNECT_CAP = float(settings.SPLENDOR_BACKOFF_CAP)
 RESTART_BEFORE = 5.0  # seconds the games play before the server is killed
 # Seconds the killed server stays down (a laptop restarting, a server started again by
 # hand): long enough for every screen's backoff to reach its cap, as it does then.

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, BotLevel, Colour, Phase, SeatRole
 from game.models import Game
 from game.storage.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
@@ -23,9 +25,29 @@ TAKE_FORM: dict[str, str] = {"THREE": TAKE_THREE, "TWO": TAKE_TWO, "FEWER": TAKE
 # A game's status (lobby, playing, over) is the web side's word, kept by the model.
 STATUS: dict[str, str] = {status.name: status.value for status in Game.Status}
 
+
+
+def _milliseconds(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+# The connection's clock as the page runs it (settings, "The live connection's clock"),
+# in milliseconds; `clock` scales the page's own small steps (its first retry, its tick).
+TIMINGS: dict[str, float] = {
+    "clock": settings.SPLENDOR_CLOCK,
+    "heartbeat": _milliseconds(settings.SPLENDOR_HEARTBEAT),
+    "silentAfter": _milliseconds(settings.SPLENDOR_SILENT_AFTER),
+    "deadAfter": _milliseconds(settings.SPLENDOR_DEAD_AFTER),
+    "openWithin": _milliseconds(settings.SPLENDOR_OPEN_WITHIN),
+    "checkWithin": _milliseconds(settings.SPLENDOR_CHECK_WITHIN),
+    "backoffCap": _milliseconds(settings.SPLENDOR_BACKOFF_CAP),
+    "holdMove": _milliseconds(settings.SPLENDOR_HOLD_MOVE),
+}
+
 # What base.html hands the JavaScript as JSON: what static/js/app.js reads (the colour
-# letters in the engine's order; the phases it compares a hand's data-phase with).
-JS_VOCABULARY: dict[str, Any] = {"letters": COLOUR_LETTERS, "phases": PHASE}
+# letters in the engine's order; the phases it compares a hand's data-phase with; the
+# connection's timings).
+JS_VOCABULARY: dict[str, Any] = {"letters": COLOUR_LETTERS, "phases": PHASE, "timings": TIMINGS}
 
 TEMPLATE_WORDS: dict[str, Any] = {
     "PHASE": PHASE,

@@ -31,11 +31,13 @@ from django.utils import timezone
 
 from game.models import Presence
 
-# A phone pings every 2 s: one that sent nothing for SILENT seconds is in trouble.
-SILENT = 4.0
-# Each process writes its rows once a tick (game.writer.liveness.TICK, at most 1 s apart),
-# so a row may be one tick older than its phone's last message.
-LIVE = SILENT + 1.0
+# A phone pings every heartbeat (2 s): one that sent nothing for SILENT seconds is in
+# trouble, as its page says too (settings.SPLENDOR_SILENT_AFTER).
+SILENT = float(settings.SPLENDOR_SILENT_AFTER)
+# Each process writes its rows once a tick (game.writer.liveness.TICK, at most
+# settings.SPLENDOR_LIVENESS_TICK apart), so a row may be one tick older than its phone's
+# last message.
+LIVE = SILENT + float(settings.SPLENDOR_LIVENESS_TICK)
 # Rows of sockets long gone (closed, or of a process that died) are deleted this
 # long after they stopped counting.
 KEEP = 60.0

@@ -27,14 +27,17 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.utils import timezone
 
 from game.storage import presence, store
 
 log = logging.getLogger(__name__)
 
-TICK = (0.8, 1.0)  # seconds between ticks, drawn anew each time
-CHECK = (8.0, 12.0)  # seconds between version checks, drawn anew each time
+# Seconds between ticks, drawn anew each time (settings: the connection's clock).
+TICK = (0.8 * settings.SPLENDOR_LIVENESS_TICK, settings.SPLENDOR_LIVENESS_TICK)
+# Seconds between version checks, drawn anew each time.
+CHECK = (8.0 * settings.SPLENDOR_LIVENESS_TICK, 12.0 * settings.SPLENDOR_LIVENESS_TICK)
 
 
 class Watched(Protocol):

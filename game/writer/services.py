@@ -544,10 +544,10 @@ def play_bot_turn(game_id: int, expected_version: int) -> bool:
 # A claim on a bot turn is a lease: its holder renews it every BOT_LEASE_RENEW while
 # the bot pauses and thinks. One not renewed for BOT_LEASE belongs to a process that
 # died (or froze): any process's sweep (sweep_bot_turns) finds the turn and takes it over.
-BOT_LEASE = timedelta(seconds=5)
-BOT_LEASE_RENEW = 1.5
+BOT_LEASE = timedelta(seconds=settings.SPLENDOR_BOT_LEASE)
+BOT_LEASE_RENEW = 0.3 * settings.SPLENDOR_BOT_LEASE
 # Seconds between two sweeps of one process (each jittered by up to half).
-BOT_SWEEP_EVERY = 2.0
+BOT_SWEEP_EVERY = 0.4 * settings.SPLENDOR_BOT_LEASE
 
 _turns = background.Timers("bot turn")
 # The turns this process holds or is about to claim: its sweep leaves them alone.

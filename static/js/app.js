@@ -26,16 +26,21 @@
   var VOCABULARY = JSON.parse(document.getElementById("splendor-vocabulary").textContent);
   var ORDER = VOCABULARY.letters;
   var PHASE = VOCABULARY.phases;
-  var PING_EVERY = 2000;     // ms between heartbeats; the server answers "pong"
-  var SILENT_AFTER = 4000;   // ms without any message: say "reconnecting"
-  var DEAD_AFTER = 6000;     // ms without any message: the socket is dead, replace it
-  var OPEN_WITHIN = 5000;    // ms a handshake may take (a paused server never answers)
-  var CHECK_WITHIN = 3000;   // ms for an answer when the page is shown again
+  // The connection's clock comes from the server's settings (splendor_site/settings.py,
+  // "The live connection's clock"), so a test server runs this same machine faster.
+  var TIMINGS = VOCABULARY.timings;
+  var CLOCK = TIMINGS.clock;              // scales the small steps below too
+  var PING_EVERY = TIMINGS.heartbeat;     // ms between heartbeats; the server answers "pong"
+  var SILENT_AFTER = TIMINGS.silentAfter; // ms without any message: say "reconnecting"
+  var DEAD_AFTER = TIMINGS.deadAfter;     // ms without any message: the socket is dead, replace it
+  var OPEN_WITHIN = TIMINGS.openWithin;   // ms a handshake may take (a paused server never answers)
+  var CHECK_WITHIN = TIMINGS.checkWithin; // ms for an answer when the page is shown again
   // ms, the longest wait between attempts (1-2 s with jitter): a screen is current
   // within 3 s of its server coming back, however long it was away. An attempt at a
   // server that is not there is refused at once and costs next to nothing.
-  var BACKOFF_CAP = 2000;
-  var HOLD_MOVE = 12000;     // ms a move tapped while disconnected waits to be sent
+  var BACKOFF_CAP = TIMINGS.backoffCap;
+  var HOLD_MOVE = TIMINGS.holdMove;       // ms a move tapped while disconnected waits to be sent
+  var TICK = 500 * CLOCK;                 // ms between two looks at the connection
   var PONG = "pong";
 
   function live() { return document.getElementById("live"); }
@@ -113,7 +118,7 @@
     // with one socket at a time a screen never has more than one handshake in
     // flight, so a server that resumes is reached at once.
     conn.openTimer = setTimeout(function () {
-      if (conn.ws === ws && ws.readyState !== WebSocket.OPEN) { drop(); retryLater(250 + 750 * Math.random()); }
+      if (conn.ws === ws && ws.readyState !== WebSocket.OPEN) { drop(); retryLater(CLOCK * (250 + 750 * Math.random())); }
     }, OPEN_WITHIN);
     ws.onopen = function () {
       clearTimeout(conn.openTimer);
@@ -143,7 +148,7 @@
     if (delay === undefined) {
       // The first retry is quick; then exponential, capped, with jitter so that
       // every screen of a restarted server does not come back at the same moment.
-      var base = conn.attempt === 0 ? 300 : Math.min(BACKOFF_CAP, 500 * Math.pow(2, conn.attempt));
+      var base = conn.attempt === 0 ? 300 * CLOCK : Math.min(BACKOFF_CAP, 500 * CLOCK * Math.pow(2, conn.attempt));
       delay = base * (conn.attempt === 0 ? 1 + 2 * Math.random() : 0.5 + 0.5 * Math.random());
     }
     conn.attempt += 1;
@@ -196,7 +201,7 @@
       if (!(conn.pingedAt > conn.lastMessageAt)) conn.pingedAt = now;
       rawSend({ ping: true });
     }
-  }, 500);
+  }, TICK);
 
   function rawSend(message) {
     if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN) return false;

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.template import engines
@@ -24,12 +25,38 @@ def test_every_page_hands_the_javascript_the_colour_letters_and_the_phases() -> 
     (found,) = JSON_SCRIPT.findall(page)
     phases = {phase.name: phase.value for phase in Phase}
     # What static/js/app.js reads: it names no colour letter and no phase itself.
-    assert json.loads(found) == {"letters": COLOUR_LETTERS, "phases": phases}
+    handed = json.loads(found)
+    assert {"letters": handed["letters"], "phases": handed["phases"]} == {
+        "letters": COLOUR_LETTERS,
+        "phases": phases,
+    }
     script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
     assert '"splendor-vocabulary"' in script and COLOUR_LETTERS not in script
     # A hand's state is read from its data attributes, never from its classes.
     assert not re.search(r"classList\.contains\(\"(phase-|my-turn)|className\.match", script)
     assert not [p for p in Phase if f'"{p.value}"' in script]
+
+
+def test_the_page_runs_its_connection_on_the_servers_clock(settings: Any) -> None:
+    """The connection's timings are the server's settings, in milliseconds: a test
+    server with SPLENDOR_CLOCK 0.2 runs the page's same state machine five times faster."""
+    page = Client().get("/").content.decode()
+    (found,) = JSON_SCRIPT.findall(page)
+    timings = json.loads(found)["timings"]
+    assert timings == {
+        "clock": settings.SPLENDOR_CLOCK,
+        "heartbeat": round(settings.SPLENDOR_HEARTBEAT * 1000),
+        "silentAfter": round(settings.SPLENDOR_SILENT_AFTER * 1000),
+        "deadAfter": round(settings.SPLENDOR_DEAD_AFTER * 1000),
+        "openWithin": round(settings.SPLENDOR_OPEN_WITHIN * 1000),
+        "checkWithin": round(settings.SPLENDOR_CHECK_WITHIN * 1000),
+        "backoffCap": round(settings.SPLENDOR_BACKOFF_CAP * 1000),
+        "holdMove": round(settings.SPLENDOR_HOLD_MOVE * 1000),
+    }
+    assert timings["heartbeat"] < timings["silentAfter"] < timings["deadAfter"]
+    script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
+    # No timing of the connection is written into the page's script itself.
+    assert not re.search(r"var (PING_EVERY|SILENT_AFTER|DEAD_AFTER|BACKOFF_CAP) = \d", script)
 
 
 def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:
