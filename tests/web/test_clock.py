@@ -56,7 +56,7 @@ REAL = {
 
 
 def clock_of(**env: str) -> dict[str, object]:
-    unset = {name: "" for name in (*TIMINGS, "SPLENDOR_CLOCK")}
+    unset = dict.fromkeys((*TIMINGS, "SPLENDOR_CLOCK"), "")
     found: dict[str, object] = json.loads(run_python(PRINT_CLOCK, {**unset, **env}))
     return found
 
