@@ -6,6 +6,7 @@ Pure standard library (no Django), so the engine-free parts and tests can use it
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterator
 
@@ -92,6 +93,26 @@ def clean_name(name: object) -> str:
         kept.append(cluster)
         size += len(cluster)
     return "".join(kept).strip()
+
+
+# Django decodes a posted form with errors="replace": bytes that were not UTF-8
+# arrive as U+FFFD, which nobody types. Control characters (Unicode category Cc)
+# other than tab and line breaks, lone surrogates, and the bidirectional
+# embeddings, overrides and isolates (which can make text display as something
+# else) are not typed either. Joiners, variation selectors and emoji tags are
+# ordinary parts of names and stay allowed.
+REPLACEMENT = "\ufffd"
+_UNREADABLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # Cc but tab, line feed, carriage return
+    "\ud800-\udfff"  # Cs: lone surrogates
+    "\u202a-\u202e\u2066-\u2069"  # bidi embeddings, overrides, isolates
+    "\ufffd]"
+)
+
+
+def readable(text: str) -> bool:
+    """False for text with what nobody types (see _UNREADABLE): such a field is refused."""
+    return _UNREADABLE.search(text) is None
 
 
 # A room or rejoin code: letters only, so a typed one never reaches a query as anything else.

@@ -1,22 +1,63 @@
 """The Players page (the household history, game.storage.household) and forgetting a player.
 
-Anyone at home may look; forgetting asks first (a page of its own, no script
-needed) and then takes a POST with the CSRF token.
+Anyone at home may look; only the host screen may forget (host_screen): the
+laptop running the server, or a browser that created a game here. A phone sees
+the figures without the Forget buttons, and its forged request is refused (403)
+with nothing erased. Forgetting asks first (a page of its own, no script needed)
+and then takes a POST with the CSRF token.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from game.models import Game
 from game.names import NAME_MAX_CODE_POINTS
 from game.storage import household
+from game.web import forms
+
+# Headers a proxy adds (nginx with proxy_set_header, Apache, Caddy, ...): a request
+# that came through one is judged by its session alone, never by its address.
+PROXY_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_X_REAL_IP", "HTTP_FORWARDED")
+
+
+def _from_this_machine(request: HttpRequest) -> bool:
+    """True for a request from a loopback address that no proxy passed on.
+
+    Behind a proxy on the same machine every request comes from loopback: a
+    phone's too. A proxy that says whom it forwards for (X-Forwarded-For and
+    the like) makes the address meaningless here; one that says nothing cannot
+    be told from the laptop's own browser, so README's nginx example sends it.
+    """
+    if any(request.META.get(header) for header in PROXY_HEADERS):
+        return False
+    try:
+        address = ipaddress.ip_address(str(request.META.get("REMOTE_ADDR") or ""))
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback
+
+
+def _hosts_a_game(request: HttpRequest) -> bool:
+    """True for a browser whose session created a game that is still kept here."""
+    key = str(request.session.get("player_key", ""))
+    return bool(key) and Game.objects.filter(host_key=key).exists()
+
+
+def host_screen(request: HttpRequest) -> bool:
+    """May this screen forget players? The laptop that runs the server, or a host's browser."""
+    return _from_this_machine(request) or _hosts_a_game(request)
 
 
 def _chosen(request: HttpRequest, field: str, found: dict[str, household.Figures]) -> str:
@@ -41,6 +82,7 @@ def players_context(request: HttpRequest) -> dict[str, Any]:
         "second": second,
         "duel": duel,
         "asked": bool(request.GET.get("a") or request.GET.get("b")),
+        "may_forget": host_screen(request),
     }
 
 
@@ -65,18 +107,38 @@ def _player(name: str) -> household.Figures:
     return found
 
 
+def _named(data: Any) -> household.Figures:
+    form = forms.ForgetForm(data)
+    if not form.is_valid():
+        raise Http404(_("Nobody of that name is in the history."))
+    return _player(form.cleaned_data["name"])
+
+
+def _not_host() -> HttpResponse:
+    page = render_to_string(
+        "players/not_host.html",
+        {
+            "message": _(
+                "Only the host screen can forget a player: open the Players page on the TV."
+            )
+        },
+    )
+    return HttpResponse(page, status=403)
+
+
 @require_http_methods(["GET", "POST"])
 def forget(request: HttpRequest) -> HttpResponse:
-    """Ask whether to forget a player (GET), then forget them (POST)."""
+    """Ask whether to forget a player (GET), then forget them (POST): host screen only."""
+    if not host_screen(request):
+        return _not_host()
     if request.method == "POST":
-        name = str(request.POST.get("name", ""))
-        line = _player(name)
-        household.forget(name)
+        line = _named(forms.posted(request))
+        household.forget(line.entry.name)
         messages.success(
             request,
             _("%(name)s is no longer in the history; their games are kept.")
             % {"name": line.entry.name},
         )
         return HttpResponseRedirect(reverse("players"))
-    line = _player(str(request.GET.get("name", "")))
+    line = _named(request.GET)
     return render(request, "players/forget.html", {"line": line})

@@ -7,7 +7,6 @@ game.web.forms: whatever is posted, the answer is a page or a 4xx, never a crash
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from urllib.parse import quote, unquote
 
@@ -87,8 +86,11 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def create(request: HttpRequest) -> HttpResponse:
-    form = forms.NewGameForm(request.POST)
-    no_gold_small = bool(form.is_valid() and form.cleaned_data["no_gold_small"])
+    form = forms.NewGameForm(forms.posted(request))
+    if not form.is_valid():  # only a hand-made post: the page sends "on" or nothing
+        messages.error(request, _("That request could not be read."))
+        return redirect("home")
+    no_gold_small = bool(form.cleaned_data["no_gold_small"])
     game = services.create_game(player_key(request), no_gold_small=no_gold_small)
     return redirect(_host_url(game))
 
@@ -130,7 +132,7 @@ def host(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def _position(request: HttpRequest) -> int:
-    form = forms.SeatForm(request.POST)
+    form = forms.SeatForm(forms.posted(request))
     if not form.is_valid():
         raise services.Refused(_("That request could not be read."))
     return int(form.cleaned_data["position"])
@@ -153,7 +155,7 @@ def _host_action(
 
 @require_POST
 def add_bot(request: HttpRequest, code: str) -> HttpResponse:
-    form = forms.BotForm(request.POST)
+    form = forms.BotForm(forms.posted(request))
     kind = (form.cleaned_data["kind"] if form.is_valid() else "?") or "greedy"
     return _host_action(request, code, lambda game, key: services.add_bot(game.id, key, kind))
 
@@ -184,12 +186,11 @@ def stand_in(request: HttpRequest, code: str) -> HttpResponse:
 
 def _seconds(request: HttpRequest) -> int | None:
     """Read the lobby's stand-in choice: blank for never, else whole seconds."""
-    text = request.POST.get("seconds", "")
-    if not text:
-        return None
-    if text.isascii() and text.isdigit():
-        return int(text)
-    raise services.Refused(_("That request could not be read."))
+    form = forms.StandInForm(forms.posted(request))
+    if not form.is_valid():
+        raise services.Refused(_("That request could not be read."))
+    text = form.cleaned_data["seconds"]
+    return int(text) if text else None
 
 
 @require_POST
@@ -202,10 +203,10 @@ def stand_in_after(request: HttpRequest, code: str) -> HttpResponse:
 
 def _think_seconds(request: HttpRequest) -> float:
     """Read the lobby's think-time choice: seconds as plain digits, "0.5" or "2"."""
-    text = request.POST.get("seconds", "")
-    if re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3})?", text, flags=re.ASCII):
-        return float(text)
-    raise services.Refused(_("Choose one of the thinking times offered."))
+    form = forms.ThinkForm(forms.posted(request))
+    if not form.is_valid():
+        raise services.Refused(_("Choose one of the thinking times offered."))
+    return float(form.cleaned_data["seconds"])
 
 
 @require_POST
@@ -220,7 +221,14 @@ def hard_bot_seconds(request: HttpRequest, code: str) -> HttpResponse:
 
 def _remembered_name(request: HttpRequest) -> str:
     """The name this phone joined with last time (kept percent-encoded: any script)."""
-    return services.clean_name(unquote(request.COOKIES.get(NAME_COOKIE, ""), errors="replace"))
+    name = unquote(request.COOKIES.get(NAME_COOKIE, ""), errors="replace")
+    return services.clean_name(name) if names.readable(name) else ""
+
+
+def _shown_name(request: HttpRequest) -> str:
+    """The posted name to show again in the form, without what could not be read."""
+    name = str(forms.posted(request).get("name", "")).replace(names.REPLACEMENT, "")
+    return services.clean_name(name)  # drops control characters
 
 
 def _seated(request: HttpRequest, game: Game, name: str) -> HttpResponse:
@@ -239,17 +247,18 @@ def _take_seat(request: HttpRequest, game: Game) -> tuple[str, str]:
 
     An empty error means the phone is seated.
     """
-    if "rejoin_code" in request.POST:
-        rejoin = forms.RejoinForm(request.POST)
+    data = forms.posted(request)
+    if "rejoin_code" in data:
+        rejoin = forms.RejoinForm(data)
         if not rejoin.is_valid():
             return "", _("That rejoin code does not match a seat in this game.")
         services.rejoin(
             game.id, player_key(request), rejoin.cleaned_data["rejoin_code"], _client(request)
         )
         return "", ""
-    form = forms.JoinForm(request.POST)
+    form = forms.JoinForm(data)
     if not form.is_valid():
-        return services.clean_name(request.POST.get("name", "")), _("Please type your name.")
+        return _shown_name(request), form.error()
     name = form.cleaned_data["name"]
     services.join_game(game.id, player_key(request), name)
     return name, ""
@@ -265,7 +274,7 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
         try:
             typed, error = _take_seat(request, game)
         except services.Refused as refusal:
-            typed, error = services.clean_name(request.POST.get("name", "")), refusal.message
+            typed, error = _shown_name(request), refusal.message
         if not error:
             return _seated(request, game, typed)
         name = typed or name
