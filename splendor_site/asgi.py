@@ -15,16 +15,17 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
+from game.screens.wire import Close  # noqa: E402
 from game.web.handshake import SameOriginValidator  # noqa: E402
 from game.web.routing import Starting, websocket_urlpatterns  # noqa: E402
 from game.writer import housekeeping, services  # noqa: E402
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):
-    """Any other websocket path: refused politely (close code 4404), not a server error."""
+    """Any other websocket path: refused politely (Close.NO_GAME), not a server error."""
 
     async def connect(self) -> None:
-        await self.close(code=4404)
+        await self.close(code=int(Close.NO_GAME))
 
 
 application = Starting(

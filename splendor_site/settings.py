@@ -308,7 +308,8 @@ SPLENDOR_CLEANUP_EVERY = _env_number(
 # send a second on average (twice as many at once) before it is told to slow down, at
 # most once a second: far above what anyone taps, it only stops a flood.
 SPLENDOR_SOCKET_RATE = _env_number("SPLENDOR_SOCKET_RATE", 10)
-# Open sockets one phone may have on its seat: one more closes its oldest (code 4429).
+# Open sockets one phone may have on its seat: one more closes its oldest (game.screens.wire
+# Close.REPLACED: the page says the game is open elsewhere).
 SPLENDOR_SOCKETS_PER_SEAT = int(_env_number("SPLENDOR_SOCKETS_PER_SEAT", 3))
 
 # Wrong rejoin codes: after this many from one client for one game, wait this long.
@@ -341,6 +342,10 @@ SPLENDOR_CHECK_WITHIN = _clocked("SPLENDOR_CHECK_WITHIN", 3)
 # The longest wait between two attempts to reconnect (1-2 s with jitter): a screen is
 # current within 3 s of its server coming back, however long it was away.
 SPLENDOR_BACKOFF_CAP = _clocked("SPLENDOR_BACKOFF_CAP", 2)
+# The longest wait between two attempts while the page rests: its browser says it is
+# offline, or the page is hidden (a locked phone). It reconnects at once when the network
+# or the page comes back; this only bounds what a phone without a network tries meanwhile.
+SPLENDOR_REST_RETRY = _clocked("SPLENDOR_REST_RETRY", 30)
 # How long a move tapped while the connection is down waits to be sent.
 SPLENDOR_HOLD_MOVE = _clocked("SPLENDOR_HOLD_MOVE", 12)
 # Seconds a seat whose phone went silent (or whose socket closed) shows "reconnecting"

@@ -250,7 +250,12 @@ def run_child(
 
 
 class Closed(Exception):
-    """The server closed the websocket, or it broke."""
+    """The server closed the websocket (`code`: the code of its close frame, one of
+    game.screens.wire's for the project's own reasons), or it broke (`code` None)."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class MiniWebSocket:
@@ -290,6 +295,12 @@ class MiniWebSocket:
             with contextlib.suppress(OSError):
                 self.sock.close()
             raise
+
+    @property
+    def close_code(self) -> int | None:
+        """The code of the close frame the server sent, once one arrived (else None)."""
+        received = self.protocol.close_rcvd
+        return None if received is None else received.code
 
     @property
     def pending(self) -> bool:
@@ -336,7 +347,8 @@ class MiniWebSocket:
                 self._pull()
             frame = self.frames.popleft()
             if frame.opcode is Opcode.CLOSE:
-                raise Closed(f"closed by the server with code {self.protocol.close_code}")
+                code = self.close_code
+                raise Closed(f"closed by the server with code {code}", code)
             if frame.opcode in (Opcode.TEXT, Opcode.CONT):
                 parts.append(frame.data)
                 if frame.fin:
@@ -408,17 +420,20 @@ def flood(
 ) -> None:
     """One phone flooding the server: `sockets` sockets with its cookie, each sending hint
     and full-view requests, `rate` messages a second, and reading what comes back, until
-    `stop` (a multiprocessing Event) is set; puts (sent, answered, sockets still open) on
+    `stop` (a multiprocessing Event) is set or the server closes it; puts (sent,
+    answered, sockets still open, {close code: sockets the server closed with it}) on
     `out`.
 
     Run in a process of its own, so that the flood's client work does not slow the
     measuring client's threads (they would share one interpreter lock)."""
     counts: list[tuple[int, int, int]] = []
+    closes: dict[int, int] = {}
     lock = threading.Lock()
 
     def run(ws: MiniWebSocket) -> None:
         sent = answered = 0
         kept = 1
+        code: int | None = None
         began = time.monotonic()
         try:
             while not stop.is_set():
@@ -436,9 +451,11 @@ def flood(
                     if not ws.pending and time.monotonic() >= due:
                         break
         except (Closed, OSError):
-            kept = 0
+            kept, code = 0, ws.close_code
         with lock:
             counts.append((sent, answered, kept))
+            if code is not None:
+                closes[code] = closes.get(code, 0) + 1
 
     phones = [MiniWebSocket(port, path, session) for _ in range(sockets)]
     threads = [threading.Thread(target=run, args=(ws,), daemon=True) for ws in phones]
@@ -448,4 +465,4 @@ def flood(
         thread.join()
     for ws in phones:
         ws.close()
-    out.put(tuple(sum(c[i] for c in counts) for i in range(3)))
+    out.put((*(sum(c[i] for c in counts) for i in range(3)), closes))

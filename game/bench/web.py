@@ -56,7 +56,9 @@ their ratio:
   heartbeat quiet, then while one phone (one cookie) opens 20 sockets and sends
   hint and full-view requests from each, 50 a second (a script, 1,000 messages a
   second from one phone; a page sends one every 2 s); the ratio of the
-  medians is the figure (the per-phone limits are what keep it near 1).
+  medians is the figure (the per-phone limits are what keep it near 1). The
+  phone's sockets the server closed are counted by their close code
+  (game.screens.wire): the seat's oldest replaced, a flooding one closed.
 
 Every screen sends the page's heartbeat, {"ping": true} every --ping-every (2)
 seconds, each at a phase of its own (pages open at different moments), as
@@ -132,6 +134,7 @@ from game.engine import apply_action, new_game
 from game.engine.bot_registry import make_bot
 from game.engine.bots import Bot
 from game.models import Game, new_player_key
+from game.screens.wire import Close
 from game.writer import services
 
 clock = time.perf_counter
@@ -1071,6 +1074,18 @@ class Flood:
     kept: int  # of the phone's sockets, those the server kept open to the end
     sent: int  # messages the phone's sockets sent
     answered: int  # and the replies they got
+    closes: dict[int, int]  # the sockets the server closed, by close code (game.screens.wire)
+
+    def closed(self) -> str:
+        """The sockets the server closed, by reason: "17 replaced, 3 for flooding"."""
+        reasons = {Close.REPLACED: "replaced", Close.FLOOD: "for flooding"}
+        said = [
+            f"{self.closes[code]} {reason}"
+            for code, reason in reasons.items()
+            if self.closes.get(code)
+        ]
+        said += [f"{n} with code {code}" for code, n in self.closes.items() if code not in reasons]
+        return ", ".join(said) or "none"
 
 
 def round_trips(tv: MiniWebSocket, count: int) -> list[float]:
@@ -1112,14 +1127,14 @@ def flood(target: Target) -> Flood:
         time.sleep(2.0)  # the flood under way, its sockets open and their first bursts spent
         busy = round_trips(tv, FLOOD_ROUND_TRIPS)
         stop.set()
-        sent, answered, kept = out.get(timeout=WAIT)
+        sent, answered, kept, closes = out.get(timeout=WAIT)
     finally:
         stop.set()
         flooder.join(timeout=WAIT)
         if flooder.is_alive():
             flooder.kill()
         tv.close()
-    return Flood(quiet=quiet, busy=busy, kept=kept, sent=sent, answered=answered)
+    return Flood(quiet=quiet, busy=busy, kept=kept, sent=sent, answered=answered, closes=closes)
 
 
 # ---------------------------------------------------------------- the command
@@ -1393,8 +1408,8 @@ class Command(BaseCommand):
             f"{FLOOD_RATE:g} messages/s each "
             f"({busy / quiet:.2f}x, target <= 2x; p90 {ms(percentile(result.quiet, 0.9))} "
             f"and {ms(percentile(result.busy, 0.9))}); the server kept {result.kept} of "
-            f"the phone's sockets open, and answered {result.answered} of its "
-            f"{result.sent} messages"
+            f"the phone's sockets open (closed: {result.closed()}), and answered "
+            f"{result.answered} of its {result.sent} messages"
         )
 
     def restart_target(

@@ -12,6 +12,7 @@ from django.conf import settings
 
 from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, BotLevel, Colour, Phase, SeatRole
 from game.models import Game
+from game.screens.wire import CLOSES
 from game.storage.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
 
 # Plain dicts, so a template reads PHASE.RETURN (an Enum class would be called).
@@ -24,7 +25,6 @@ LEVEL: dict[str, str] = {level.name: level.value for level in BotLevel}
 TAKE_FORM: dict[str, str] = {"THREE": TAKE_THREE, "TWO": TAKE_TWO, "FEWER": TAKE_FEWER}
 # A game's status (lobby, playing, over) is the web side's word, kept by the model.
 STATUS: dict[str, str] = {status.name: status.value for status in Game.Status}
-
 
 
 def _milliseconds(seconds: float) -> int:
@@ -42,12 +42,18 @@ TIMINGS: dict[str, float] = {
     "checkWithin": _milliseconds(settings.SPLENDOR_CHECK_WITHIN),
     "backoffCap": _milliseconds(settings.SPLENDOR_BACKOFF_CAP),
     "holdMove": _milliseconds(settings.SPLENDOR_HOLD_MOVE),
+    "restRetry": _milliseconds(settings.SPLENDOR_REST_RETRY),
 }
 
 # What base.html hands the JavaScript as JSON: what static/js/app.js reads (the colour
 # letters in the engine's order; the phases it compares a hand's data-phase with; the
-# connection's timings).
-JS_VOCABULARY: dict[str, Any] = {"letters": COLOUR_LETTERS, "phases": PHASE, "timings": TIMINGS}
+# connection's timings; the codes the server closes a socket with, game.screens.wire).
+JS_VOCABULARY: dict[str, Any] = {
+    "letters": COLOUR_LETTERS,
+    "phases": PHASE,
+    "timings": TIMINGS,
+    "closes": CLOSES,
+}
 
 TEMPLATE_WORDS: dict[str, Any] = {
     "PHASE": PHASE,

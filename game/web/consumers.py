@@ -35,6 +35,7 @@ from game.screens.join_qr import join_url
 from game.screens.phone import phone_screen
 from game.screens.regions import Shown
 from game.screens.table import table_screen
+from game.screens.wire import Close
 from game.storage import presence, store
 from game.storage.readmodel import Room, holder_of, read
 from game.web import inbound, limits
@@ -134,6 +135,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
     heard: float = 0.0  # time.monotonic() of the last message from the screen
     written: float = 0.0  # `heard` as game.writer.liveness last wrote it to the presence row
     gone: bool = False
+    closing: bool = False  # the server closed this socket: nothing more is read or sent
     thinking: bool = False  # a hint is being computed for this socket
     hint_task: asyncio.Future[None] | None = None
     port: str = "8000"
@@ -159,13 +161,13 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         who = await database_sync_to_async(_who)(self.scope, kwargs["code"], self.role == "seat")
         # A refusal is accepted, then closed with its code: closed before the
         # accept, Daphne answers the handshake with HTTP 403 and the page never
-        # learns why (4404: no such game; 4403: this phone holds no seat there).
+        # learns why (no such game; this phone holds no seat there).
         if who is None:
-            await self.refuse(4404)
+            await self.refuse(Close.NO_GAME)
             return
         game_id, self.is_host, seat_id, player_key = who
         if self.role == "seat" and seat_id is None:
-            await self.refuse(4403)
+            await self.refuse(Close.NO_SEAT)
             return
         self.holder = holder_of(player_key)
         # Interned: thousands of sockets share a few languages and ports.
@@ -196,10 +198,19 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         await self.announce_presence(game_id)
         await self.show_seat(*seat)
 
-    async def refuse(self, code: int) -> None:
+    async def refuse(self, code: Close) -> None:
         """Tell the page why it may not follow this game (it goes away, not back)."""
         await self.accept()
-        await self.close(code=code)
+        await self.close_with(code)
+
+    async def close_with(self, code: Close) -> None:
+        """Close the socket with one of the project's codes (game.screens.wire), once:
+        what the screen sent meanwhile is not read, and nothing more is sent to it (its
+        presence goes with the disconnect, as after any close)."""
+        if self.closing:
+            return
+        self.closing = True
+        await self.close(code=int(code))
 
     async def disconnect(self, code: int) -> None:
         await self.forget_presence()
@@ -239,6 +250,8 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         await handler(message)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.closing:  # closed by the server: what was on its way is not read
+            return
         self.heard = time.monotonic()  # any message: the screen is there (game.writer.liveness)
         # The phone's rate first: a message over it costs no parsing and no translation.
         verdict = limits.allow(self.share, self.heard) if self.share else "ok"
@@ -262,7 +275,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         if verdict == "tell":
             await self.send_flash(inbound.too_fast().problem)
         elif verdict == "close":
-            await self.close(code=limits.POLICY_VIOLATION)
+            await self.close_with(Close.FLOOD)
 
     async def answer(self, message: inbound.Inbound) -> None:
         if message.kind == "ping":
@@ -344,9 +357,9 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             log.exception("Full view for %s failed", self.channel_name)
 
     async def socket_replaced(self, event: dict[str, Any]) -> None:
-        """A newer socket of this phone's seat took over: close this one with 4429, which
-        the page reads as "open on another tab" and stops reconnecting until tapped."""
-        await self.close(code=4429)
+        """A newer socket of this phone's seat took over: close this one (Close.REPLACED),
+        which the page reads as "open on another tab" and stops reconnecting until tapped."""
+        await self.close_with(Close.REPLACED)
 
     def scope_player_key(self) -> str:
         return _player_key(self.scope)
@@ -464,7 +477,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
 
     async def send_quietly(self, html: str) -> None:
         """Send, unless there is nothing or the socket closed meanwhile (it resyncs)."""
-        if not html:
+        if not html or self.closing:
             return
         try:
             await self.send(text_data=html)

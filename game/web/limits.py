@@ -6,13 +6,14 @@ without a key is a phone of its own) in this process share:
 
 - one message rate (a token bucket, SPLENDOR_SOCKET_RATE a second, twice that at once);
   a socket over it is answered at most once a second ("slow down"), the rest dropped,
-  and one that sends FLOOD_DROPPED more before the next second is closed (1008: a
-  script, not a page, and reading it on would take the server's time from every game);
+  and one that sends FLOOD_DROPPED more before the next second is closed (Close.FLOOD
+  of game.screens.wire: a script, not a page, and reading it on would take the
+  server's time from every game);
 - full views ({"sync": true}): the first at once, then at most one a second for the
   phone; a socket asking sooner gets one later (once, however often it asked);
 - one hint search at a time;
 - and, for a seat, at most SPLENDOR_SOCKETS_PER_SEAT open sockets: when one more
-  opens, the oldest is closed (code 4429). The newest is the live one after a
+  opens, the oldest is closed (Close.REPLACED). The newest is the live one after a
   network blip, so a new socket is never refused.
 """
 
@@ -33,7 +34,6 @@ TOLD_EVERY = 1.0
 # Messages dropped between two "slow down" answers that close the socket. A page sends a
 # heartbeat every 2 s and a tap now and then; only a script sends fifty too many a second.
 FLOOD_DROPPED = 50
-POLICY_VIOLATION = 1008  # the websocket close code for it (RFC 6455)
 
 Verdict = Literal["ok", "tell", "drop", "close"]
 
@@ -70,7 +70,7 @@ def _new_rate() -> RateLimit:
 
 
 def arrive(player_key: str, channel: str, seat: bool) -> tuple[Socket, list[str]]:
-    """Count a new socket for its phone; return it and the channels to close (4429):
+    """Count a new socket for its phone; return it and the channels to close (replaced):
     the phone's oldest seat sockets beyond SPLENDOR_SOCKETS_PER_SEAT."""
     key = player_key or f"socket:{channel}"
     phone = _phones.get(key)

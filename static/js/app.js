@@ -15,10 +15,13 @@
 
    States: connecting -> open -> silent (nothing heard for SILENT_AFTER: shown
    as "reconnecting") -> reconnecting (the socket is dropped after DEAD_AFTER,
-   a new one is tried with backoff and jitter) -> connecting ... Close codes
-   from the server: 4403 (this phone's seat is taken or gone: the join page),
-   4404 (the game is gone: reload once), 4429 (too many sockets from this
-   phone: wait for a tap or for the page to be shown again). */
+   a new one is tried with backoff and jitter) -> connecting ... A page at rest
+   (its browser says it is offline, or it is hidden) tries at most every
+   REST_RETRY and reconnects at once when the network or the page comes back.
+   The server's close codes come with the vocabulary (game/screens/wire.py):
+   NO_SEAT (this phone's seat is taken or gone: the join page), NO_GAME (the
+   game is gone: reload once), REPLACED (too many sockets from this phone: wait
+   for a tap or for the page to be shown again); any other close is retried. */
 (function () {
   "use strict";
   // The game's words as base.html hands them over: the colours' notation letters in the
@@ -40,6 +43,11 @@
   // server that is not there is refused at once and costs next to nothing.
   var BACKOFF_CAP = TIMINGS.backoffCap;
   var HOLD_MOVE = TIMINGS.holdMove;       // ms a move tapped while disconnected waits to be sent
+  // ms, the longest wait between attempts while the page rests (offline or hidden): a
+  // phone without a network does not knock every 2 s for minutes; its "online" or
+  // "visibilitychange" brings it back at once.
+  var REST_RETRY = TIMINGS.restRetry;
+  var CLOSES = VOCABULARY.closes;         // the server's close codes, by name
   var TICK = 500 * CLOCK;                 // ms between two looks at the connection
   var PONG = "pong";
 
@@ -141,6 +149,12 @@
     };
   }
 
+  // At rest: the browser says the network is gone, or nobody sees the page (a locked
+  // phone, a tab in the background). An attempt then would fail or help nobody.
+  function resting() {
+    return navigator.onLine === false || document.visibilityState === "hidden";
+  }
+
   function retryLater(delay) {
     conn.state = "reconnecting";
     setIndicator(false);
@@ -151,17 +165,20 @@
       var base = conn.attempt === 0 ? 300 * CLOCK : Math.min(BACKOFF_CAP, 500 * CLOCK * Math.pow(2, conn.attempt));
       delay = base * (conn.attempt === 0 ? 1 + 2 * Math.random() : 0.5 + 0.5 * Math.random());
     }
+    // A page at rest waits for the network or for being shown (check() then tries at
+    // once), and meanwhile tries at most every REST_RETRY, in case it never hears.
+    if (resting()) delay = Math.max(delay, REST_RETRY);
     conn.attempt += 1;
     conn.timer = setTimeout(connect, delay);
   }
 
   function closed(code) {
-    if (code === 4403) {  // this phone's seat was taken or removed: join again
+    if (code === CLOSES.NO_SEAT) {  // this phone's seat was taken or removed: join again
       conn.state = "gone";
       location.href = text("join") || "/";
       return;
     }
-    if (code === 4404) {  // the game is gone: reload once (the page says what is left)
+    if (code === CLOSES.NO_GAME) {  // the game is gone: reload once (the page says what is left)
       conn.state = "gone";
       var key = "splendor-reloaded:" + location.pathname;
       var last = 0;
@@ -174,12 +191,12 @@
       }
       return;
     }
-    if (code === 4429) {  // this phone has the game open elsewhere too
+    if (code === CLOSES.REPLACED) {  // this phone has the game open elsewhere too
       conn.state = "parked";
       setIndicator(false);
       return;
     }
-    retryLater();
+    retryLater();  // a blip, a restart, CLOSES.FLOOD: try again, backing off
   }
 
   // Once every half second: heartbeat, and notice a connection that went quiet

@@ -19,6 +19,7 @@ TIMINGS = (
     "SPLENDOR_OPEN_WITHIN",
     "SPLENDOR_CHECK_WITHIN",
     "SPLENDOR_BACKOFF_CAP",
+    "SPLENDOR_REST_RETRY",
     "SPLENDOR_HOLD_MOVE",
     "SPLENDOR_PRESENCE_GRACE",
     "SPLENDOR_BOT_LEASE",
@@ -48,6 +49,7 @@ REAL = {
     "SPLENDOR_OPEN_WITHIN": 5.0,
     "SPLENDOR_CHECK_WITHIN": 3.0,
     "SPLENDOR_BACKOFF_CAP": 2.0,
+    "SPLENDOR_REST_RETRY": 30.0,
     "SPLENDOR_HOLD_MOVE": 12.0,
     "SPLENDOR_PRESENCE_GRACE": 20.0,
     "SPLENDOR_BOT_LEASE": 5.0,
@@ -73,6 +75,7 @@ def test_the_real_timings_by_default() -> None:
         "checkWithin": 3000,
         "backoffCap": 2000,
         "holdMove": 12000,
+        "restRetry": 30000,
     }
     assert (found["silent"], found["live"], found["grace"]) == (4.0, 5.0, 20.0)
     assert (found["lease"], found["sweep"]) == (5.0, 2.0)

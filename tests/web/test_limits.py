@@ -13,6 +13,7 @@ import time
 import pytest
 from pytest_django.fixtures import Settings
 
+from game.screens.wire import Close
 from game.web import limits
 from game.web.consumers import PONG
 from tests.web.helpers import Screen, Screens, Table, db, started, version_of
@@ -79,7 +80,7 @@ async def test_a_seats_oldest_socket_is_closed_with_4429_when_one_too_many_opens
     await bob.receive()
     newest = await screens.phone(table, 0, label="ada-newest")
     assert version_of(await newest.receive()) == 0  # the new one is never refused
-    assert await closed_with(sockets[0]) == 4429
+    assert await closed_with(sockets[0]) == Close.REPLACED
     # The others still serve, Bob's phone is its own phone.
     for screen in (*sockets[1:], newest, bob):
         assert await answered(screen) == []
@@ -175,7 +176,7 @@ async def test_a_socket_that_floods_on_is_closed_and_the_phones_others_stay(
     flooding, calm = await phone_sockets(screens, table, 2)
     for _ in range(2000):
         await flooding.send_text(json.dumps({"bad": True}))
-    assert await closed_with(flooding, timeout=60) == limits.POLICY_VIOLATION
+    assert await closed_with(flooding, timeout=60) == Close.FLOOD
     assert PONG not in await answered(calm)  # the phone's other socket is still served
 
 

@@ -12,6 +12,7 @@ from django.template import engines
 from django.test import Client
 
 from game.engine.vocabulary import COLOUR_LETTERS, Phase
+from game.screens.wire import Close
 
 pytestmark = pytest.mark.django_db
 
@@ -52,11 +53,31 @@ def test_the_page_runs_its_connection_on_the_servers_clock(settings: Any) -> Non
         "checkWithin": round(settings.SPLENDOR_CHECK_WITHIN * 1000),
         "backoffCap": round(settings.SPLENDOR_BACKOFF_CAP * 1000),
         "holdMove": round(settings.SPLENDOR_HOLD_MOVE * 1000),
+        "restRetry": round(settings.SPLENDOR_REST_RETRY * 1000),
     }
     assert timings["heartbeat"] < timings["silentAfter"] < timings["deadAfter"]
+    # A page at rest (offline, or hidden) retries far less often than one that is not.
+    assert timings["backoffCap"] < timings["restRetry"]
     script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
     # No timing of the connection is written into the page's script itself.
-    assert not re.search(r"var (PING_EVERY|SILENT_AFTER|DEAD_AFTER|BACKOFF_CAP) = \d", script)
+    assert not re.search(
+        r"var (PING_EVERY|SILENT_AFTER|DEAD_AFTER|BACKOFF_CAP|REST_RETRY) = \d", script
+    )
+
+
+def test_the_page_reads_the_servers_close_codes_from_its_vocabulary() -> None:
+    """One table of close codes (game.screens.wire), all in the application's range
+    4000-4999 (Autobahn under Daphne refuses 1001-2999 from an application), handed to
+    the page, whose script names none of them itself."""
+    page = Client().get("/").content.decode()
+    (found,) = JSON_SCRIPT.findall(page)
+    closes = json.loads(found)["closes"]
+    assert closes == {close.name: close.value for close in Close}
+    assert all(4000 <= code <= 4999 for code in closes.values()), closes
+    script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
+    assert not [code for code in closes.values() if str(code) in script]
+    assert not re.search(r"\b(1008|4\d\d\d)\b", script)
+    assert {"NO_SEAT", "NO_GAME", "REPLACED"} <= set(re.findall(r"CLOSES\.(\w+)", script))
 
 
 def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:
