@@ -16,7 +16,7 @@ from pytest_django.fixtures import Settings
 from game.screens.wire import Close
 from game.web import limits
 from game.web.consumers import PONG
-from tests.web.helpers import Screen, Screens, Table, db, started, version_of
+from tests.web.helpers import Screen, Screens, Table, db, game, legal, started, version_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -178,6 +178,25 @@ async def test_a_socket_that_floods_on_is_closed_and_the_phones_others_stay(
         await flooding.send_text(json.dumps({"bad": True}))
     assert await closed_with(flooding, timeout=60) == Close.FLOOD
     assert PONG not in await answered(calm)  # the phone's other socket is still served
+
+
+async def test_a_socket_closed_for_flooding_reads_nothing_more(
+    screens: Screens, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a socket sent after the server decided to close it is not read, whatever the
+    limits would say of it: a move that arrives then is not played."""
+    table = await db(started)(("Ada", "Bob"))  # Ada's turn
+    (flooding,) = await phone_sockets(screens, table, 1)
+    for _ in range(2000):
+        await flooding.send_text(json.dumps({"bad": True}))
+    assert await closed_with(flooding, timeout=60) == Close.FLOOD
+    monkeypatch.setattr(limits, "allow", lambda socket, now: "ok")  # the rate has room again
+    move = (await db(legal)(table.game_id))[0]
+    await flooding.send({"action": move, "version": 0})
+    # The consumer reads its messages in order: once the disconnect after the move has
+    # been handled, so has the move.
+    await flooding.communicator.disconnect(timeout=30)
+    assert (await db(game)(table.game_id)).version == 0
 
 
 async def test_another_games_tv_keeps_its_round_trip_while_a_phone_floods(
