@@ -76,13 +76,17 @@ def graphemes(text: str) -> Iterator[str]:
         yield cluster
 
 
+# Tabs and line breaks (a pasted name) separate words as spaces do.
+_SPACES = str.maketrans("\t\n\r", "   ")
+
+
 def clean_name(name: object) -> str:
     """Return the name to store and show: normalised, spaces collapsed, limited in length.
 
     The length counts characters as people see them, cut only between them, and the
     result never exceeds NAME_MAX_CODE_POINTS. Escaping is the templates' job.
     """
-    text = unicodedata.normalize("NFC", str(name))
+    text = unicodedata.normalize("NFC", str(name)).translate(_SPACES)
     text = "".join(char for char in text if _kept(char))
     text = " ".join(text.split())
     kept: list[str] = []

@@ -64,8 +64,15 @@ class NumberField(ReadableMixin, forms.IntegerField):
     pass
 
 
+class _PostedCheckbox(forms.CheckboxInput):
+    """A checkbox that hands the field the value as posted (Django's makes it a bool)."""
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        return data.get(name) if name in data else False
+
+
 class CheckboxField(ReadableMixin, forms.BooleanField):
-    pass
+    widget = _PostedCheckbox
 
 
 # Room codes are letters only (models.ROOM_CODE_ALPHABET); allow a little slack.
@@ -80,8 +87,10 @@ class JoinForm(forms.Form):
         return name
 
     def error(self) -> str:
-        """The first message for the name (the form's only field)."""
-        return str(next(iter(self.errors.get("name", ())), _("Please type your name.")))
+        """What the join page says about a name it refused."""
+        if self.has_error("name", "unreadable"):
+            return str(UNREADABLE_NAME)
+        return str(_("Please type your name."))  # missing, blank or absurdly long
 
 
 class RejoinForm(forms.Form):
