@@ -1,5 +1,6 @@
-"""The household history: the Players page's figures, head-to-head, Forget, and the
-winners' household wins on the end screens, checked against games played here.
+"""The household history: the Players page's figures, head-to-head, Forget (from the host
+screen only), and the winners' household wins on the end screens, checked against games
+played here.
 
 The games (tests/web/household_games.py) are played to the end through the
 writer: a decisive game, a shared win (a stalemate: nobody bought a card), a
@@ -23,7 +24,7 @@ from django.test.utils import CaptureQueriesContext
 from game.engine import apply_action, outcome, parse_action
 from game.models import Game, Seat
 from game.storage import household
-from tests.web.helpers import HOST, Screens, db, play_as, started, state_of
+from tests.web.helpers import HOST, Screens, db, new_session, play_as, started, state_of
 from tests.web.household_games import HOST_KEY, Finished, play
 from tests.web.household_games import household as play_household
 from tests.web.test_live_path import _play_to_the_last_move
@@ -242,6 +243,126 @@ def test_forgetting_nobody_or_a_bot_is_not_found() -> None:
     assert Client().get("/players/forget/", {"name": "Nobody"}).status_code == 404
     assert Client().get("/players/forget/", {"name": "Bot (medium)"}).status_code == 404
     assert Client().post("/players/forget/", {"name": ""}).status_code == 404
+
+
+# ---------------------------------------------------------------- only the host screen forgets
+# The laptop that runs the server (a loopback address that no proxy passed on) or a
+# browser that created a game here: every other phone sees the figures, not the buttons.
+
+LAN = "192.168.1.23"
+NOT_HOST = "Only the host screen can forget a player: open the Players page on the TV."
+
+
+def screen(key: str | None = None, address: str = LAN, **headers: str) -> Client:
+    """A browser at this address, its session holding this player key (if any)."""
+    client = Client(enforce_csrf_checks=True, REMOTE_ADDR=address, **headers)
+    if key is not None:
+        client.cookies["sessionid"] = new_session(key)
+    return client
+
+
+def offers_forget(page: str) -> bool:
+    return "/players/forget/" in page
+
+
+def forgotten() -> list[str]:
+    return list(Seat.objects.filter(forgotten=True).values_list("name", flat=True))
+
+
+def test_a_phone_sees_the_figures_without_forget_and_the_host_screen_with_it() -> None:
+    games = play_household()
+    ada_phone = screen(games["first"].keys[0])  # joined games, hosted none
+    page = players_page(ada_phone)
+    assert page_figures(page) == expected_figures(games.values())
+    assert not offers_forget(page) and ">Forget<" not in page
+    assert "Bot (medium)" in row_names(page).values()
+    for host in (screen(address="127.0.0.1"), screen(HOST_KEY)):
+        page = players_page(host)
+        assert offers_forget(page) and ">Forget<" in page
+        assert page_figures(page) == expected_figures(games.values())
+
+
+# Refused: the address of a request a proxy passed on says nothing of who sent it.
+PHONES = {
+    "a stranger on the network": {},
+    "a phone that joined a game": {"key": "phone"},
+    "a browser whose key hosts nothing": {"key": "nobody"},
+    "through a proxy (X-Forwarded-For)": {"address": "127.0.0.1", "HTTP_X_FORWARDED_FOR": LAN},
+    "through a proxy (X-Real-IP)": {"address": "127.0.0.1", "HTTP_X_REAL_IP": LAN},
+    "through a proxy (Forwarded)": {"address": "::1", "HTTP_FORWARDED": f"for={LAN}"},
+    "no address": {"address": ""},
+    "a name, not an address": {"address": "localhost"},
+}
+HOST_SCREENS = {
+    "the laptop (127.0.0.1)": {"address": "127.0.0.1"},
+    "the laptop (127.0.1.1)": {"address": "127.0.1.1"},
+    "the laptop (::1)": {"address": "::1"},
+    "the laptop (IPv4 in IPv6)": {"address": "::ffff:127.0.0.1"},
+    "the browser that created a game": {"key": "host"},
+    "that browser through a proxy": {"key": "host", "HTTP_X_FORWARDED_FOR": LAN},
+}
+
+
+def _screen(finished: Finished, who: dict[str, str]) -> Client:
+    keys = {"phone": finished.keys[0], "nobody": "nobody-hosts", "host": HOST_KEY}
+    options = dict(who)
+    key = keys[options.pop("key")] if "key" in options else None
+    return screen(key, options.pop("address", LAN), **options)
+
+
+def _token(client: Client) -> str:
+    found = re.search(
+        r'name="csrfmiddlewaretoken" value="([^"]+)"', client.get("/").content.decode()
+    )
+    assert found is not None
+    return found.group(1)
+
+
+@pytest.mark.parametrize("who", PHONES.values(), ids=PHONES.keys())
+def test_forget_from_any_other_screen_is_refused_and_erases_nothing(who: dict[str, str]) -> None:
+    finished = play(["Ada", "Bob"], seed=61)
+    before = page_figures(players_page())
+    phone = _screen(finished, who)
+    assert not offers_forget(players_page(phone))
+    asked = phone.get("/players/forget/", {"name": "Ada"})
+    assert asked.status_code == 403
+    assert NOT_HOST in asked.content.decode()
+    forged = phone.post("/players/forget/", {"name": "Ada", "csrfmiddlewaretoken": _token(phone)})
+    assert forged.status_code == 403  # refused as not the host, not for a missing token
+    page = forged.content.decode()
+    assert NOT_HOST in page and 'href="/players/"' in page
+    assert forgotten() == []
+    assert page_figures(players_page()) == before
+
+
+@pytest.mark.parametrize("who", HOST_SCREENS.values(), ids=HOST_SCREENS.keys())
+def test_the_host_screen_forgets(who: dict[str, str]) -> None:
+    finished = play(["Ada", "Bob"], seed=62)
+    host = _screen(finished, who)
+    assert offers_forget(players_page(host))
+    assert host.get("/players/forget/", {"name": "ada"}).status_code == 200
+    done = host.post("/players/forget/", {"name": "ADA", "csrfmiddlewaretoken": _token(host)})
+    assert (done.status_code, done["Location"]) == (302, "/players/")
+    assert forgotten() == ["Ada"]
+    assert sorted(page_figures(players_page())) == ["bob"]
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("de", "Spieler vergessen kann nur der Bildschirm des Gastgebers"),
+        ("fi", "Pelaajan voi unohtaa vain isännän näytöltä"),
+    ],
+)
+def test_the_refusal_speaks_the_screens_language(language: str, text: str) -> None:
+    play(["Ada", "Bob"], seed=63)
+    phone = screen()
+    phone.cookies["django_language"] = language
+    refused = phone.post("/players/forget/", {"name": "Ada", "csrfmiddlewaretoken": _token(phone)})
+    assert refused.status_code == 403
+    page = refused.content.decode()
+    assert text in page and f'<html lang="{language}">' in page
+    assert forgotten() == []
 
 
 # ---------------------------------------------------------------- the end screens
