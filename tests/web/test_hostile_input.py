@@ -371,7 +371,7 @@ def stored() -> list[list[tuple[object, ...]]]:
 
 def refused(post: Post, world: dict[str, str]) -> str:
     """Send one post; return what went wrong ("" if it was refused as it must be)."""
-    client = Client(REMOTE_ADDR=LAN)
+    client = Client(REMOTE_ADDR=LAN, HTTP_HOST="localhost:8000")  # a host the server answers
     if post.who != "stranger":
         client.cookies[settings.SESSION_COOKIE_NAME] = world[post.who]
     path = post.path.format(**world)
