@@ -29,6 +29,7 @@ from tests.browser.helpers import (
     Table,
 )
 from tests.browser.live_server import LiveServer
+from tests.workers import artifact_name
 
 R = TypeVar("R", bound=Recorder)
 
@@ -56,7 +57,8 @@ def splendor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
     finally:
         live.stop()
         for log in live.logs():
-            shutil.copyfile(log, ARTIFACTS / log.name.replace("server-0", "server"))
+            name = artifact_name(log.name.replace("server-0", "server"))
+            shutil.copyfile(log, ARTIFACTS / name)
 
 
 def recording(request: pytest.FixtureRequest, recorder: R) -> Iterator[R]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.test_settings import require_service
+from tests.workers import BENCHMARK
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 ROWS = (
@@ -64,6 +65,7 @@ def bench(*options: str) -> list[str]:
     return result.stdout.splitlines()
 
 
+@BENCHMARK
 def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
     lines = bench("--no-scale")
     for start in ("Python 3.", "Cores: ", "Part 1: one Daphne process, throwaway SQLite"):
@@ -117,6 +119,7 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
     assert re.search(r"\([\d.]+x, target <= 2x; ", flood), flood
 
 
+@BENCHMARK
 def test_heartbeats_can_be_turned_off_and_the_restart_skipped() -> None:
     lines = bench("--no-scale", "--no-heartbeats", "--no-restart", "--no-flood")
     assert not any(line.startswith("flood: ") for line in lines)
@@ -129,6 +132,7 @@ def test_heartbeats_can_be_turned_off_and_the_restart_skipped() -> None:
 
 
 @pytest.mark.slow
+@BENCHMARK
 def test_quick_bench_compares_two_workers_with_one() -> None:
     require_service(5432, "PostgreSQL")
     require_service(6379, "Redis")

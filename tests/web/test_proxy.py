@@ -21,15 +21,9 @@ import pytest
 
 from game.bench.loopback import LOOPBACK, Server, daphne, free_port, serve
 from tests.web.test_restart import BASE_DIR, MiniWebSocket, environment, http_get, run_python
-from tests.web.test_scale_out import (
-    REDIS_URL,
-    SETUP,
-    first_view,
-    own_redis_db,
-    throwaway_database,
-    wait_for_version,
-)
+from tests.web.test_scale_out import SETUP, first_view, throwaway_database, wait_for_version
 from tests.web.test_settings import require_service
+from tests.workers import own_redis_db
 
 README = BASE_DIR / "README.md"
 APPLICATION = "splendor_site.asgi:application"
@@ -85,9 +79,9 @@ def test_the_readme_proxy_sends_every_socket_of_a_game_to_one_worker(tmp_path: P
         pytest.skip("nginx is not installed")
     require_service(5432, "PostgreSQL")
     require_service(6379, "Redis")
-    with own_redis_db(), throwaway_database() as database_url:
+    with own_redis_db() as layer_db, throwaway_database() as database_url:
         env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
-        env.update(DATABASE_URL=database_url, REDIS_URL=REDIS_URL, SPLENDOR_HOST=LOOPBACK)
+        env.update(DATABASE_URL=database_url, REDIS_URL=layer_db.url, SPLENDOR_HOST=LOOPBACK)
         run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
         games = [json.loads(run_python(env, "-c", SETUP)) for _ in range(GAMES)]
         logs = (tmp_path / "worker1.log", tmp_path / "worker2.log")

@@ -22,15 +22,12 @@ from typing import cast
 
 import psycopg
 import pytest
-import redis
 from psycopg import sql
 
 from tests.web.test_restart import MiniWebSocket, environment, run_python, server
 from tests.web.test_settings import POSTGRES_URL, require_service
+from tests.workers import own_redis_db
 
-# A Redis db index of this test's own, emptied afterwards; other users of Redis keep theirs.
-REDIS_DB = 7
-REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 # Seconds a change may take to reach a screen on the other process.
 PROPAGATION = 10.0
 VERSION = re.compile(r'id="(?:screen-meta|hand-meta)"[^>]*?data-version="(\d+)"')
@@ -72,22 +69,6 @@ def throwaway_database() -> Iterator[str]:
             admin.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
-
-
-@contextlib.contextmanager
-def own_redis_db() -> Iterator[redis.Redis]:
-    """Yield a client on REDIS_DB; flush only that db afterwards."""
-    client = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB, socket_timeout=5)
-    foreign = [key for key in client.scan_iter(count=1000) if not key.startswith(b"asgi")]
-    if foreign:  # not channels' leftovers: never flush someone else's data
-        client.close()
-        pytest.fail(f"Redis db {REDIS_DB} holds other data: {foreign[:3]!r}")
-    try:
-        yield client
-    finally:
-        with contextlib.suppress(redis.RedisError):
-            client.flushdb()
-        client.close()
 
 
 def version_of(message: str) -> int | None:
@@ -157,7 +138,7 @@ def test_an_action_on_one_server_reaches_screens_on_another(tmp_path: Path) -> N
     require_service(6379, "Redis")
     with own_redis_db() as layer_db, throwaway_database() as database_url:
         env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
-        env.update(DATABASE_URL=database_url, REDIS_URL=REDIS_URL, SPLENDOR_HOST="127.0.0.1")
+        env.update(DATABASE_URL=database_url, REDIS_URL=layer_db.url, SPLENDOR_HOST="127.0.0.1")
         run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
         game = json.loads(run_python(env, "-c", SETUP))
         code: str = game["code"]
@@ -183,14 +164,14 @@ def test_an_action_on_one_server_reaches_screens_on_another(tmp_path: Path) -> N
                 # The TV's process listens to the game's audience; each phone's process only
                 # to its own seat's. Pub/sub channel names are global to the Redis server:
                 # they carry the database number.
-                prefix = f"splendor{REDIS_DB}:__group__game-{game['id']}"
+                prefix = f"{layer_db.prefix}__group__game-{game['id']}"
                 groups = sorted(
                     name.decode()
-                    for name in cast(list[bytes], layer_db.pubsub_channels(prefix + "*"))
+                    for name in cast(list[bytes], layer_db.client.pubsub_channels(prefix + "*"))
                 )
                 seats = [f"{prefix}-seat-{seat}" for seat in game["seats"]]
                 assert groups == sorted([prefix, *seats]), groups
-                listeners = cast(list[tuple[bytes, int]], layer_db.pubsub_numsub(*groups))
+                listeners = cast(list[tuple[bytes, int]], layer_db.client.pubsub_numsub(*groups))
                 assert [count for _name, count in listeners] == [1, 1, 1], listeners
 
                 # Presence is shared: the TV on B shows Ada, connected to A, as present.
@@ -243,9 +224,9 @@ def test_a_phone_on_one_server_is_reconnecting_then_away_on_a_tv_on_another(
 ) -> None:
     require_service(5432, "PostgreSQL")
     require_service(6379, "Redis")
-    with own_redis_db(), throwaway_database() as database_url:
+    with own_redis_db() as layer_db, throwaway_database() as database_url:
         env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
-        env.update(DATABASE_URL=database_url, REDIS_URL=REDIS_URL, SPLENDOR_HOST="127.0.0.1")
+        env.update(DATABASE_URL=database_url, REDIS_URL=layer_db.url, SPLENDOR_HOST="127.0.0.1")
         env.update(SPLENDOR_PRESENCE_GRACE="3")
         run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
         game = json.loads(run_python(env, "-c", SETUP))

@@ -27,16 +27,13 @@ from typing import Any
 
 import psycopg
 import pytest
-import redis
 
 from game.bench.loopback import LOOPBACK, MiniWebSocket, Server, free_port, serve
 from tests.web.test_restart import BASE_DIR, environment, run_python
 from tests.web.test_scale_out import next_message, throwaway_database, version_of
 from tests.web.test_settings import POSTGRES_URL, require_service
+from tests.workers import own_redis_db
 
-# A Redis db index of these tests' own, emptied afterwards.
-REDIS_DB = 10
-REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 # Seconds a crashed server's bot turn may take to be played again: the target is 10
 # (a 5 s lease, a sweep every ~2 s, a restart); this only catches a turn never played.
 RESUME_TIMEOUT = 60.0
@@ -238,17 +235,11 @@ def two_workers(tmp_path: Path, **settings: str) -> Iterator[tuple[dict[str, str
     yield the workers' environment and the database's name."""
     require_service(5432, "PostgreSQL")
     require_service(6379, "Redis")
-    layer = redis.Redis(host=LOOPBACK, port=6379, db=REDIS_DB, socket_timeout=5)
-    try:
-        with throwaway_database() as url:
-            env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
-            env.update(DATABASE_URL=url, REDIS_URL=REDIS_URL, SPLENDOR_HOST=LOOPBACK, **settings)
-            run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
-            yield env, url.rsplit("/", 1)[1]
-    finally:
-        with contextlib.suppress(redis.RedisError):
-            layer.flushdb()
-        layer.close()
+    with own_redis_db() as layer, throwaway_database() as url:
+        env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
+        env.update(DATABASE_URL=url, REDIS_URL=layer.url, SPLENDOR_HOST=LOOPBACK, **settings)
+        run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
+        yield env, url.rsplit("/", 1)[1]
 
 
 def postgres_row(database: str, game_id: int) -> tuple[int, int | None, Any]:

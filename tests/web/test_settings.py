@@ -15,10 +15,11 @@ import pytest
 from django.conf import settings
 
 from game.screens import network
+from tests.workers import own_redis_db
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
-REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL = "redis://127.0.0.1:6379/0"  # read by settings, never connected to
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
@@ -211,7 +212,8 @@ asyncio.run(main())
 @pytest.mark.slow
 def test_redis_channel_layer_round_trip() -> None:
     require_service(6379, "Redis")
-    out = run_python(REDIS_ROUND_TRIP, {"REDIS_URL": REDIS_URL})
+    with own_redis_db() as db:
+        out = run_python(REDIS_ROUND_TRIP, {"REDIS_URL": db.url})
     lines = out.splitlines()
     assert lines[0].split() == ["RedisChannelLayer", "42", "True", "True"]
     assert lines[1] == "['room', 'type', 'view'] True"
@@ -233,10 +235,9 @@ def test_allowed_hosts_follow_a_new_wifi_address_while_running(
 
 
 REDIS_AUDIENCES = """
-import asyncio, django
+import asyncio, django, os
 django.setup()
 from channels.layers import get_channel_layer
-from django.conf import settings
 
 from game.engine import new_game
 from game.engine.projection import TABLE, view_for
@@ -253,8 +254,8 @@ room = Room(1, "ABCDEF", "playing", 0, False, "", seats)
 async def main():
     layer = get_channel_layer()
     # Another server on another database of the same Redis, with the same game ids.
-    neighbour = RedisChannelLayer(hosts=[settings.REDIS_URL.rsplit("/", 1)[0] + "/9"],
-                                  prefix="splendor9:")
+    neighbour = RedisChannelLayer(hosts=[os.environ["NEIGHBOUR_URL"]],
+                                  prefix=os.environ["NEIGHBOUR_PREFIX"])
     tv, spectator, elsewhere = (await layer.new_channel(), await layer.new_channel(),
                                 await neighbour.new_channel())
     for channel in (tv, spectator):
@@ -286,7 +287,9 @@ def test_redis_audiences_decode_once_and_stay_on_their_database() -> None:
     """Two screens of one process get one decoded projection (each its own message);
     a server on another Redis database never hears this one's games."""
     require_service(6379, "Redis")
-    out = run_python(REDIS_AUDIENCES, {"REDIS_URL": REDIS_URL})
+    with own_redis_db() as db, own_redis_db() as neighbour:
+        env = {"REDIS_URL": db.url, "NEIGHBOUR_URL": neighbour.url}
+        out = run_python(REDIS_AUDIENCES, {**env, "NEIGHBOUR_PREFIX": neighbour.prefix})
     # The neighbour's own message reached only it; this server's screens heard only theirs.
     first, batch = out.splitlines()
     assert first.split() == ["1", "2", "2", "True", "True", "True", "True"]

@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.workers import BENCHMARK
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
+@BENCHMARK
 def test_soak_plays_its_games_and_prints_the_growth() -> None:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env["DJANGO_SETTINGS_MODULE"] = "splendor_site.settings"
