@@ -34,9 +34,10 @@ def _from_this_machine(request: HttpRequest) -> bool:
     """True for a request from a loopback address that no proxy passed on.
 
     Behind a proxy on the same machine every request comes from loopback: a
-    phone's too. A proxy that says whom it forwards for (X-Forwarded-For and
-    the like) makes the address meaningless here; one that says nothing cannot
-    be told from the laptop's own browser, so README's nginx example sends it.
+    phone's too. A request that says a proxy passed it on (X-Forwarded-For and
+    the like, whatever the address it names) is judged by its session alone; a
+    proxy that says nothing cannot be told from the laptop's own browser, so a
+    proxy in front must send X-Forwarded-For (README's nginx example does).
     """
     if any(request.META.get(header) for header in PROXY_HEADERS):
         return False

@@ -34,6 +34,7 @@ from tests.web import household_games
 from tests.web.helpers import new_session
 from tests.web.test_postgres import on_postgres
 from tests.web.test_settings import POSTGRES_URL, require_service, run_python
+from tests.web.test_translations import back_to_english  # noqa: F401 (autouse fixture)
 
 HOSTILE_RUN = r"""
 import django
