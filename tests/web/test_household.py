@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -253,7 +254,7 @@ LAN = "192.168.1.23"
 NOT_HOST = "Only the host screen can forget a player: open the Players page on the TV."
 
 
-def screen(key: str | None = None, address: str = LAN, **headers: str) -> Client:
+def screen(key: str | None = None, address: str = LAN, **headers: Any) -> Client:
     """A browser at this address, its session holding this player key (if any)."""
     client = Client(enforce_csrf_checks=True, REMOTE_ADDR=address, **headers)
     if key is not None:
