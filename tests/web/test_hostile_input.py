@@ -518,3 +518,16 @@ def test_readable_draws_the_line_by_category() -> None:
             or 0x2066 <= code <= 0x2069
         )
         assert names.readable(f"a{char}b") is not unreadable, hex(code)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["stand-in-after", "hard-bot-seconds"])
+def test_a_lobby_choice_of_thousands_of_digits_is_refused_not_a_server_error(path: str) -> None:
+    """int() refuses more than 4,300 digits with a ValueError: the forms stop them first."""
+    lobby = services.create_game(HOST_KEY)
+    before = stored()
+    host = Client()
+    host.cookies[settings.SESSION_COOKIE_NAME] = new_session(HOST_KEY)
+    response = host.post(f"/host/{lobby.code}/{path}/", {"seconds": "9" * 5000}, follow=True)
+    assert response.redirect_chain == [(f"/host/{lobby.code}/", 302)]
+    assert stored() == before
