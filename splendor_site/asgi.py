@@ -16,6 +16,7 @@ from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from game.screens.wire import Close  # noqa: E402
+from game.web import flow  # noqa: E402
 from game.web.handshake import SameOriginValidator  # noqa: E402
 from game.web.routing import Starting, websocket_urlpatterns  # noqa: E402
 from game.writer import housekeeping, services  # noqa: E402
@@ -42,6 +43,11 @@ application = Starting(
         }
     )
 )
+
+# Daphne's websockets read no further ahead of the consumers than a few messages, and
+# one whose client reads nothing is dropped (game.web.flow; Daphne makes its protocol
+# only once it serves, after importing this module).
+flow.install()
 
 # The process's one channel layer, made now, before any thread can ask for it:
 # channels makes it on first use without a lock, and a bot's thread racing the event

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import dj_database_url
 
 from game.screens.network import LiveHosts
+from game.web.inbound import MAX_FRAME_BYTES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -126,6 +127,10 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "splendor_site.wsgi.application"
 ASGI_APPLICATION = "splendor_site.asgi.application"
+# The longest websocket message and frame `runserver` (Daphne) reads; a longer one
+# closes its socket (1009) before it is read whole. The `daphne` command takes the same
+# as --websocket-max-message-size and --websocket-max-frame-size.
+DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = MAX_FRAME_BYTES
 
 # PostgreSQL only: the most connections one server process opens (its pool), and the
 # seconds a request waits for a free one before it fails. Requests hold one for a few

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import multiprocessing
 import os
 import re
 import select
@@ -32,6 +34,8 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 from websockets.typing import Origin
 from websockets.uri import parse_uri
+
+from game.web.inbound import MAX_FRAME_BYTES
 
 LOOPBACK = "127.0.0.1"
 SOCKET_TIMEOUT = 10.0  # seconds a screen may take to show an action before it counts as lost
@@ -167,7 +171,11 @@ def daphne_process(
     # not answered a ping for 30 s (a client busy connecting 100 games reads late): a
     # server under a benchmark should be measured as slow, not as broken.
     argv += ["--websocket_connect_timeout", "120", "--ping-interval", "300"]
-    argv += ["--ping-timeout", "300", application]
+    argv += ["--ping-timeout", "300"]
+    # The project's largest message and frame, as runserver reads them from its settings.
+    limit = str(MAX_FRAME_BYTES)
+    argv += ["--websocket-max-message-size", limit, "--websocket-max-frame-size", limit]
+    argv.append(application)
     with serve_process(argv, port, env, log, cwd, cpu) as process:
         yield process
 
@@ -466,3 +474,176 @@ def flood(
     for ws in phones:
         ws.close()
     out.put((*(sum(c[i] for c in counts) for i in range(3)), closes))
+
+
+# What a raw flood writes, frame after frame, as fast as the socket takes them:
+# "sync", the smallest message the server answers with a full view; "big", frames just
+# under a size limit (`big` bytes: Daphne's default message limit is 1 MiB);
+# "unread", at `rate` messages a second (under the phone's rate limit), a screen that
+# asks but never reads its answers (the server's write buffer).
+RAW_KINDS = ("sync", "big", "unread")
+
+
+@dataclass
+class RawFlood:
+    """What a raw flood did: bytes and frames written, connections the server dropped or
+    closed (and how often the client came back), handshakes it refused."""
+
+    written: int = 0
+    frames: int = 0
+    opened: int = 0
+    ended: int = 0
+    refused: int = 0
+
+
+def raw_frames(kind: str, big: int = 1024 * 1024 - 64) -> bytes:
+    """The bytes a raw flood writes again and again (masked client frames)."""
+    if kind == "big":
+        payload = b'{"sync": true, "pad": "' + b"x" * max(0, big - 26) + b'"}'
+        return Frame(Opcode.TEXT, payload).serialize(mask=True)
+    frame = Frame(Opcode.TEXT, b'{"sync": true}').serialize(mask=True)
+    return frame if kind == "unread" else frame * (65536 // len(frame))
+
+
+def raw_flood(
+    port: int,
+    targets: list[tuple[str, str]],
+    kind: str,
+    sockets: int,
+    seconds: float,
+    out: Any,
+    rate: float = 5.0,
+    big: int = 1024 * 1024 - 64,
+) -> None:
+    """A client that writes websocket frames and never reads what comes back.
+
+    `sockets` sockets (spread over `targets`, (path, session cookie) pairs) each write
+    `raw_frames(kind)` for `seconds`: unpaced (the kernel's buffers and the server's
+    reading are the only brake) but for "unread", paced at `rate` messages a second. A
+    socket the server closes or drops is opened again at once (a script would), until
+    the time is over. Puts a RawFlood on `out`. Run it in a process of its own."""
+    chunk = raw_frames(kind, big)
+    per_chunk = 1 if kind in ("big", "unread") else 65536 // len(raw_frames("unread"))
+    ends = time.monotonic() + seconds
+    total = RawFlood()
+    lock = threading.Lock()
+
+    def run(path: str, session: str) -> None:
+        done = RawFlood()
+        while time.monotonic() < ends:
+            try:
+                ws = MiniWebSocket(port, path, session)
+            except (Closed, OSError):
+                done.refused += 1
+                time.sleep(0.05)
+                continue
+            done.opened += 1
+            ws.sock.settimeout(max(0.1, ends - time.monotonic()))
+            began = time.monotonic()
+            try:
+                while (now := time.monotonic()) < ends:
+                    if kind == "unread":
+                        time.sleep(max(0.0, began + done.frames / rate - now))
+                    ws.sock.sendall(chunk)
+                    done.written += len(chunk)
+                    done.frames += per_chunk
+            except TimeoutError:  # the server stopped reading, and the time is over
+                break
+            except OSError:
+                done.ended += 1
+            finally:
+                with contextlib.suppress(OSError):
+                    ws.sock.close()
+        with lock:
+            for name in ("written", "frames", "opened", "ended", "refused"):
+                setattr(total, name, getattr(total, name) + getattr(done, name))
+
+    threads = [
+        threading.Thread(target=run, args=targets[i % len(targets)], daemon=True)
+        for i in range(sockets)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    out.put(total)
+
+
+@dataclass
+class RawFloodRun:
+    """Another screen's heartbeat round trips (s) quiet and during a raw flood, the
+    server's memory before it and at its highest during it and just after, and what
+    the flood did."""
+
+    quiet: list[float]
+    busy: list[float]
+    rss_before: int
+    rss_peak: int
+    flood: RawFlood
+    cpu: float = 0.0  # the server's CPU seconds over the flood's seconds, during it
+
+    @property
+    def growth(self) -> int:
+        return max(0, self.rss_peak - self.rss_before)
+
+
+def round_trip_times(ws: MiniWebSocket, count: int, until: float = math.inf) -> list[float]:
+    """Time up to `count` heartbeats of a screen, a tenth of a second apart (within a
+    screen's rate), stopping at `until`; a heartbeat that takes SOCKET_TIMEOUT raises."""
+    times = []
+    for _ in range(count):
+        if clock() >= until:
+            break
+        start = clock()
+        ws.settle(start + SOCKET_TIMEOUT)
+        times.append(clock() - start)
+        time.sleep(0.1)
+    return times
+
+
+def measure_raw_flood(
+    pid: int,
+    port: int,
+    screen: MiniWebSocket,
+    targets: list[tuple[str, str]],
+    kind: str,
+    sockets: int,
+    seconds: float,
+    quiet_trips: int = 40,
+) -> RawFloodRun:
+    """Time `screen`'s heartbeats quiet, then during a raw flood (raw_flood, in a process
+    of its own) for `seconds`, sampling the server's memory (process `pid`) every tenth
+    of a second until a second after the flood."""
+    quiet = round_trip_times(screen, quiet_trips)
+    before = rss_bytes(pid)
+    peak = [before]
+    sampling = threading.Event()
+
+    def sample() -> None:
+        while not sampling.wait(0.1):
+            with contextlib.suppress(OSError, RuntimeError):
+                peak[0] = max(peak[0], rss_bytes(pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    spawn = multiprocessing.get_context("spawn")
+    out = spawn.Queue()
+    flooder = spawn.Process(
+        target=raw_flood, args=(port, targets, kind, sockets, seconds, out), daemon=True
+    )
+    try:
+        flooder.start()
+        cpu_before, began = cpu_seconds(pid), clock()
+        ends = began + seconds
+        time.sleep(min(2.0, seconds / 4))  # the flood under way
+        busy = round_trip_times(screen, 10**6, until=ends)
+        done = out.get(timeout=seconds + 60)
+        cpu = (cpu_seconds(pid) - cpu_before) / max(1e-9, clock() - began)
+        time.sleep(1.0)
+    finally:
+        flooder.join(timeout=10)
+        if flooder.is_alive():
+            flooder.kill()
+        sampling.set()
+        sampler.join()
+    return RawFloodRun(quiet, busy, before, peak[0], done, cpu)

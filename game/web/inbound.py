@@ -21,6 +21,13 @@ from django.utils.translation import gettext as _
 # A real message is under 300 bytes ({"action": "buy:17:wwy", "version": "12"} plus
 # htmx's few HEADERS); anything above a few KB is refused unread.
 MAX_MESSAGE_BYTES = 4096
+# Daphne closes a socket (1009, "message too big") whose message or frame is longer
+# than this before it is read whole (settings' DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE and
+# _FRAME_SIZE; its own default is 1 MiB): room for a message a few times too long to be
+# refused in words, and at most game.web.flow.QUEUE_HIGH of them waiting per socket.
+# Not less: with 16 KiB, a client that offers permessage-deflate (the `websockets`
+# package) got no answer at all from Autobahn 26.11 (tests/web/test_flood_close.py).
+MAX_FRAME_BYTES = 64 * 1024
 # Real messages nest two levels ({"HEADERS": {...}}); a few more do no harm, but
 # thousands would exhaust the parser's recursion.
 MAX_BRACKETS = 64

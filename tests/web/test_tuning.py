@@ -189,3 +189,58 @@ async def test_database_sync_to_async_checks_the_connections_around_each_call(
     monkeypatch.setattr(channels.db, "close_old_connections", lambda: calls.append("check"))
     await database_sync_to_async(lambda: calls.append("call"))()
     assert calls == ["check", "call", "check"]
+
+
+def test_daphne_queues_every_websocket_message_for_its_application_unread() -> None:
+    """game.web.flow pauses reading when the queue Daphne's protocol fills is long: each
+    message must go into `application_queue` as it is read (put_nowait), so its qsize()
+    is what the application has not read yet."""
+    import asyncio
+
+    from daphne.ws_protocol import WebSocketProtocol
+
+    protocol = WebSocketProtocol()
+    protocol.application_queue = asyncio.Queue()
+    protocol.client_addr = None
+    protocol.onMessage(b'{"sync": true}', False)
+    protocol.onMessage(b"\x00", True)
+    assert protocol.application_queue.qsize() == 2
+    assert protocol.application_queue.get_nowait() == {
+        "type": "websocket.receive",
+        "text": '{"sync": true}',
+    }
+
+
+def test_daphne_builds_each_websocket_with_its_factory_s_protocol_class() -> None:
+    """game.web.flow.install sets WebSocketFactory.protocol: Daphne's server must make its
+    factory from that class, and Twisted's factory build `self.protocol()`."""
+    import inspect
+
+    import daphne.server
+    from daphne.ws_protocol import WebSocketFactory
+    from twisted.internet.protocol import Factory
+
+    from game.web.flow import FlowControlledProtocol, install
+
+    assert "WebSocketFactory(self" in inspect.getsource(daphne.server.Server.run)
+    assert "self.protocol()" in inspect.getsource(Factory.buildProtocol)
+    assert "super().buildProtocol(addr)" in inspect.getsource(WebSocketFactory.buildProtocol)
+    install()
+    assert WebSocketFactory.protocol is FlowControlledProtocol
+
+
+def test_daphne_closes_a_socket_through_serverclose_with_the_application_s_code() -> None:
+    """FlowControlledProtocol stops reading a socket closed with Close.FLOOD in its
+    serverClose: Daphne must close an application's websocket.close there, with its code."""
+    from daphne.ws_protocol import WebSocketProtocol
+
+    calls: list[int | None] = []
+
+    class Seen(WebSocketProtocol):  # type: ignore[misc]
+        def serverClose(self, code: int | None = None) -> None:  # noqa: N802
+            calls.append(code)
+
+    protocol = Seen()
+    protocol.state = protocol.STATE_OPEN
+    protocol.handle_reply({"type": "websocket.close", "code": 4008})
+    assert calls == [4008]
