@@ -1,17 +1,81 @@
-"""A phone reloads, or loses its cookie: it gets its seat and the current state back."""
+"""A phone reloads, or loses its cookie: it gets its seat and the current state back.
+
+On a server of this module's own whose connection runs on the compressed clock
+(live_server.COMPRESSED): the presence grace and the heartbeat's silence these tests
+wait for are five times shorter.
+"""
 
 from __future__ import annotations
 
 import re
-import time
+import shutil
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, BrowserContext, expect
 
+from tests.browser.conftest import recording
 from tests.browser.game_setup import by_turn, start_game
-from tests.browser.helpers import Phone, Recorder, Table, decode_qr
+from tests.browser.helpers import ARTIFACTS, Phone, Recorder, Table, decode_qr
+from tests.browser.live_server import COMPRESSED, LiveServer
+from tests.browser.test_faults import STEP_TIMEOUT
 
 pytestmark = pytest.mark.browser
+
+# When each socket of the page closed (the close event, whoever closed it), and when its
+# connection line first said it was offline.
+CLOSE_PROBE = """
+(function () {
+  var Original = window.WebSocket;
+  window.__closes = [];
+  window.__offlineAt = 0;
+  function Watched(url, protocols) {
+    var ws = protocols === undefined ? new Original(url) : new Original(url, protocols);
+    ws.addEventListener("close", function () { window.__closes.push(Date.now()); });
+    return ws;
+  }
+  Watched.prototype = Original.prototype;
+  ["CONNECTING", "OPEN", "CLOSING", "CLOSED"].forEach(function (k) { Watched[k] = Original[k]; });
+  window.WebSocket = Watched;
+  new MutationObserver(function () {
+    if (!window.__offlineAt && document.querySelector("#live.offline")) {
+      window.__offlineAt = Date.now();
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeFilter: ["class"]});
+})();
+"""
+
+
+@pytest.fixture(scope="module")
+def clock_server(
+    tmp_path_factory: pytest.TempPathFactory, browser: Browser
+) -> Iterator[LiveServer]:
+    server = LiveServer(tmp_path_factory.mktemp("resilience"), clock=COMPRESSED)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        for log in server.logs():
+            shutil.copyfile(log, ARTIFACTS / f"resilience-{log.name}")
+
+
+class ClosesRecorder(Recorder):
+    def _context(self, **options: Any) -> BrowserContext:
+        context = super()._context(**options)
+        context.set_default_timeout(STEP_TIMEOUT)
+        context.add_init_script(CLOSE_PROBE)
+        return context
+
+
+@pytest.fixture
+def recorder(
+    request: pytest.FixtureRequest, browser: Browser, clock_server: LiveServer
+) -> Iterator[Recorder]:
+    """The package's recorder, on this module's server."""
+    rec = ClosesRecorder(browser=browser, server=clock_server.server, test_name=request.node.name)
+    yield from recording(request, rec)
 
 
 def assert_shows_seat(phone: Phone, tv: Table, seat: int) -> None:
@@ -44,12 +108,13 @@ def test_reload_and_rejoin_with_the_code_from_the_tv(recorder: Recorder, tv: Tab
     assert phone.my_turn()
 
     # ---- The phone's browser loses its cookies: the TV shows the seat reconnecting at
-    # once, then (after the grace, SPLENDOR_PRESENCE_GRACE) away, with a code.
+    # once, then (after the grace, SPLENDOR_PRESENCE_GRACE: 20 s on the real clock) away,
+    # with a code.
     phone.context.close()
     away = tv.player(seat)
     expect(away.locator(".tag.reconnecting")).to_be_visible(timeout=20000)
     expect(away.locator(".rejoin")).to_have_count(0)
-    expect(away.locator(".tag.away")).to_be_visible(timeout=90000)
+    expect(away.locator(".tag.away")).to_be_visible(timeout=60000)
     code_on_tv = away.locator(".rejoin strong")
     expect(code_on_tv).to_be_visible()
     rejoin_code = code_on_tv.inner_text().strip()
@@ -96,13 +161,15 @@ def test_a_phone_whose_network_went_away_says_so_and_catches_up(
     expect(connection).to_be_hidden()
     version = tv.version()
 
-    # The network goes: no close event arrives, only the heartbeat's silence tells.
+    # The network goes: no close event arrives, only the heartbeat's silence tells (after
+    # SPLENDOR_SILENT_AFTER; how soon is a benchmark's business, not this test's).
+    closes = waiting.page.evaluate("window.__offlineAt = 0; window.__closes.length")
     waiting.context.set_offline(True)
-    started = time.monotonic()
-    expect(connection).to_be_visible(timeout=8000)
-    # Within 5 s by design (4 s of silence, checked twice a second); a busy CI machine
-    # may delay timers a little.
-    assert time.monotonic() - started < 6, "the lost connection was noticed too late"
+    expect(connection).to_be_visible(timeout=20000)
+    noticed, closed = waiting.page.evaluate("[window.__offlineAt, window.__closes]")
+    assert noticed and all(at >= noticed for at in closed[closes:]), (
+        f"the lost connection was noticed by a close event, not the heartbeat: {closed}, {noticed}"
+    )
     playing.take(playing.state()["takes"][0])
     tv.wait_version(version)
 
