@@ -5,12 +5,16 @@ socket closed, within the grace) or away (its rejoin code on the host's TV);
 one task per process keeps it (game.writer.liveness) and a ping touches no database.
 These tests use the server's real silence threshold (conftest relaxes it for
 the others) and a short grace, and wait for what they expect with generous
-timeouts.
+timeouts. Those that wait for a phone's silence run presence on the compressed clock
+(`compressed`: silent after a second, not five); a phone pings each heartbeat while
+its TV is to show it connected, as a page does, so a busy machine never sees it silent
+before it was shown.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Callable
@@ -19,6 +23,7 @@ from unittest import mock
 
 import pytest
 from channels.layers import get_channel_layer
+from django.conf import settings as django_settings
 from django.db import connection
 from django.db.backends.utils import CursorWrapper
 from pytest_django.fixtures import Settings
@@ -32,12 +37,27 @@ from tests.web.test_archive import finish
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WAIT = 60  # seconds: silence takes about six, a busy machine more
+# The compressed clock of the tests that wait for silence (settings.SPLENDOR_CLOCK, as
+# the browser tests' servers run): the silence and the presence tick five times shorter.
+CLOCK = 0.2
+# Seconds between a phone's pings while it waits to be shown connected (a page's
+# heartbeat on that clock).
+HEARTBEAT = django_settings.SPLENDOR_HEARTBEAT * CLOCK
 
 
 @pytest.fixture(autouse=True)
 def real_silence(monkeypatch: pytest.MonkeyPatch) -> None:
     """A phone is silent after presence.SILENT seconds, as on the server."""
     monkeypatch.setattr(presence, "LIVE", presence.SILENT + 1.0)
+
+
+@pytest.fixture
+def compressed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Presence on the compressed clock: a phone is silent after presence.SILENT
+    seconds, its row one tick late at most, both scaled by CLOCK (about a second)."""
+    tick = django_settings.SPLENDOR_LIVENESS_TICK
+    monkeypatch.setattr(presence, "LIVE", (presence.SILENT + tick) * CLOCK)
+    monkeypatch.setattr(liveness, "TICK", (liveness.TICK[0] * CLOCK, liveness.TICK[1] * CLOCK))
 
 
 def head(view: str, position: int) -> str:
@@ -60,15 +80,36 @@ def rejoin_code(table: Table, position: int) -> str:
     return Seat.objects.get(game_id=table.game_id, position=position).rejoin_code
 
 
+async def shown_connected(tv: Screen, phones: dict[int, Screen]) -> str:
+    """Wait until the TV shows these phones (by position) connected, each pinging every
+    heartbeat meanwhile as a page does; then they say nothing more."""
+
+    async def heartbeats() -> None:
+        while True:
+            for phone in phones.values():
+                await phone.send({"ping": True})
+            await asyncio.sleep(HEARTBEAT)
+
+    beating = asyncio.ensure_future(heartbeats())
+    try:
+        return await tv.until(
+            lambda view: all(is_connected(view, position) for position in phones), timeout=WAIT
+        )
+    finally:
+        beating.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beating
+
+
 async def tv_and_bob(screens: Screens, table: Table) -> tuple[Screen, Screen]:
     tv = await screens.tv(table)
     bob = await screens.phone(table, 1)
-    await tv.until(lambda view: is_connected(view, 1))
+    await shown_connected(tv, {1: bob})
     return tv, bob
 
 
 async def test_a_silent_phone_is_reconnecting_then_away_after_the_grace(
-    screens: Screens, settings: Settings
+    screens: Screens, settings: Settings, compressed: None
 ) -> None:
     settings.SPLENDOR_PRESENCE_GRACE = 2
     table = await db(started)(("Ada", "Bob"))
@@ -83,8 +124,7 @@ async def test_a_silent_phone_is_reconnecting_then_away_after_the_grace(
     assert code in head(gone, 1), "after the grace the host sees the rejoin code"
     assert "Let a bot play" in head(gone, 1)
     # It speaks again: connected once more.
-    await bob.send({"ping": True})
-    back = await tv.until(lambda view: is_connected(view, 1), timeout=WAIT)
+    back = await shown_connected(tv, {1: bob})
     assert code not in back
 
 
@@ -103,7 +143,7 @@ async def test_a_closed_phone_is_reconnecting_at_once_and_away_after_the_grace(
 
 
 async def test_a_phone_back_within_the_grace_never_shows_its_rejoin_code(
-    screens: Screens, settings: Settings
+    screens: Screens, settings: Settings, compressed: None
 ) -> None:
     settings.SPLENDOR_PRESENCE_GRACE = 60
     table = await db(started)(("Ada", "Bob"))
@@ -114,11 +154,10 @@ async def test_a_phone_back_within_the_grace_never_shows_its_rejoin_code(
     await bob.close()
     await tv.until(lambda view: is_reconnecting(view, 1))
     bob = await screens.phone(table, 1, label="Bob again")
-    await tv.until(lambda view: is_connected(view, 1))
+    await shown_connected(tv, {1: bob})
     # A longer one: the phone is silent for a while, then speaks again.
     await tv.until(lambda view: is_reconnecting(view, 1), timeout=WAIT)
-    await bob.send({"ping": True})
-    await tv.until(lambda view: is_connected(view, 1), timeout=WAIT)
+    await shown_connected(tv, {1: bob})
     await tv.barrier()
     frames = tv.log[since:]
     assert any("reconnecting" in frame for frame in frames)

@@ -15,6 +15,7 @@ import json
 import re
 import secrets
 import select
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -203,6 +204,33 @@ def test_an_action_on_one_server_reaches_screens_on_another(tmp_path: Path) -> N
         assert json.loads(run_python(env, "-c", check)) == [version + 2, ["take:wug", "take:wrk"]]
 
 
+# The servers' clock in the presence test (settings.SPLENDOR_CLOCK): a phone is silent
+# after about a second, not five; a page pings every HEARTBEAT seconds on that clock.
+CLOCK = 0.2
+HEARTBEAT = 2.0 * CLOCK
+
+
+@contextlib.contextmanager
+def heartbeats(phone: MiniWebSocket) -> Iterator[None]:
+    """The phone pings every heartbeat, as a page does, until the block ends (from a
+    thread of its own: the test's thread reads the TV)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while True:
+            phone.send_json({"ping": True})
+            if stop.wait(HEARTBEAT):
+                return
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def wait_head(tv: MiniWebSocket, position: int, shows: str, timeout: float = 60) -> str:
     """Read the TV until the seat's panel header, as last sent, holds `shows` (or, with
     `shows` empty, neither "away" nor "reconnecting"); return that header."""
@@ -227,7 +255,7 @@ def test_a_phone_on_one_server_is_reconnecting_then_away_on_a_tv_on_another(
     with own_redis_db() as layer_db, throwaway_database() as database_url:
         env = environment(tmp_path / "unused.sqlite3")  # DATABASE_URL wins over it
         env.update(DATABASE_URL=database_url, REDIS_URL=layer_db.url, SPLENDOR_HOST="127.0.0.1")
-        env.update(SPLENDOR_PRESENCE_GRACE="3")
+        env.update(SPLENDOR_CLOCK=str(CLOCK), SPLENDOR_PRESENCE_GRACE="3")
         run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
         game = json.loads(run_python(env, "-c", SETUP))
         code: str = game["code"]
@@ -238,16 +266,19 @@ def test_a_phone_on_one_server_is_reconnecting_then_away_on_a_tv_on_another(
                 tv = MiniWebSocket(port_b, f"/ws/game/{code}/table/", host_session)
                 opened.append(tv)
                 first_view(tv)
-                # Ada's phone on A goes silent (it never pings): reconnecting, then away.
+                # Ada's phone on A pings until the TV shows it connected, then goes
+                # silent: reconnecting, then away.
                 ada = MiniWebSocket(port_a, f"/ws/game/{code}/seat/", ada_session)
                 opened.append(ada)
-                wait_head(tv, 0, "")
+                with heartbeats(ada):
+                    wait_head(tv, 0, "")
                 assert "rejoin" not in wait_head(tv, 0, "tag reconnecting")
                 assert "rejoin" in wait_head(tv, 0, "tag away")
                 # Bob's phone on A closes its socket: reconnecting at once, then away.
                 bob = MiniWebSocket(port_a, f"/ws/game/{code}/seat/", bob_session)
                 opened.append(bob)
-                wait_head(tv, 1, "")
+                with heartbeats(bob):
+                    wait_head(tv, 1, "")
                 bob.close()
                 assert "rejoin" not in wait_head(tv, 1, "tag reconnecting")
                 assert "rejoin" in wait_head(tv, 1, "tag away")
