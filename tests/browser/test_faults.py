@@ -42,6 +42,7 @@ from tests.browser.helpers import (
     Table,
 )
 from tests.browser.live_server import COMPRESSED, LiveServer
+from tests.workers import artifact_name
 
 pytestmark = pytest.mark.browser
 
@@ -114,7 +115,7 @@ def serve(
     finally:
         server.stop()
         for log in server.logs():
-            (ARTIFACTS / f"{name}-{log.name}").write_bytes(log.read_bytes())
+            (ARTIFACTS / artifact_name(f"{name}-{log.name}")).write_bytes(log.read_bytes())
 
 
 @pytest.fixture(scope="module")

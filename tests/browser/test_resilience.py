@@ -20,6 +20,7 @@ from tests.browser.game_setup import by_turn, start_game
 from tests.browser.helpers import ARTIFACTS, Phone, Recorder, Table, decode_qr
 from tests.browser.live_server import COMPRESSED, LiveServer
 from tests.browser.test_faults import STEP_TIMEOUT
+from tests.workers import artifact_name
 
 pytestmark = pytest.mark.browser
 
@@ -58,7 +59,7 @@ def clock_server(
     finally:
         server.stop()
         for log in server.logs():
-            shutil.copyfile(log, ARTIFACTS / f"resilience-{log.name}")
+            shutil.copyfile(log, ARTIFACTS / artifact_name(f"resilience-{log.name}"))
 
 
 class ClosesRecorder(Recorder):
