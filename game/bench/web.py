@@ -229,6 +229,29 @@ def ms(seconds: float) -> str:
     return f"{value:.2f} ms" if value < 10 else f"{value:,.0f} ms"
 
 
+TOO_SMALL = "n/a (sample too small)"
+
+
+def ratio(mine: float, theirs: float, shown: tuple[str, str] | None = None) -> str:
+    """The project's figure over the bare server's, e.g. "2.57x", as `shown` prints them.
+
+    "-" when there is nothing to compare: a figure not measured (infinite or NaN), or a
+    bare figure of 0 (the bare server has no writer thread). Else a figure at or below 0,
+    or one that prints as 0 (a CPU sample of less than a clock tick, or a difference of
+    two samples that the machine's noise outweighs, as the heartbeats' cost on a busy
+    machine), was too small to measure: TOO_SMALL, rather than a ratio such as 6.5e-06x
+    that says nothing about the server.
+    """
+    if not (math.isfinite(mine) and math.isfinite(theirs)) or theirs == 0:
+        return "-"
+    printed_zero = shown is not None and not all(
+        any(digit in text for digit in "123456789") for text in shown
+    )
+    if mine <= 0 or theirs < 0 or printed_zero:
+        return TOO_SMALL
+    return f"{mine / theirs:,.3g}x"
+
+
 def load() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
@@ -1402,11 +1425,12 @@ class Command(BaseCommand):
         """The flood phase: the figure is the project's own, quiet against flooded."""
         result = flood(target)
         quiet, busy = percentile(result.quiet, 0.5), percentile(result.busy, 0.5)
+        slower = ratio(busy, quiet, (ms(busy), ms(quiet)))
         self.line(
             f"flood: another game's TV heartbeat round trip, median {ms(quiet)} quiet, "
             f"{ms(busy)} while one phone floods from {FLOOD_SOCKETS} sockets at "
             f"{FLOOD_RATE:g} messages/s each "
-            f"({busy / quiet:.2f}x, target <= 2x; p90 {ms(percentile(result.quiet, 0.9))} "
+            f"({slower}, target <= 2x; p90 {ms(percentile(result.quiet, 0.9))} "
             f"and {ms(percentile(result.busy, 0.9))}); the server kept {result.kept} of "
             f"the phone's sockets open (closed: {result.closed()}), and answered "
             f"{result.answered} of its {result.sent} messages"
@@ -1482,10 +1506,17 @@ class Command(BaseCommand):
                 "",
             ),
         ]
+        self.print_rows(rows)
+
+    def print_rows(self, rows: list[tuple[str, float, float, Callable[[float], str], str]]) -> None:
+        """Each figure beside the bare server's and their ratio (TOO_SMALL: see ratio)."""
         self.line(f"{'':44} {'project':>12} {'bare':>12} {'project/bare':>13}  target")
         for label, mine, theirs, show, target in rows:
-            ratio = f"{mine / theirs:,.3g}x" if theirs and math.isfinite(mine / theirs) else "-"
-            self.line(f"{label:44} {show(mine):>12} {show(theirs):>12} {ratio:>13}  {target}")
+            shown = (show(mine), show(theirs))
+            self.line(
+                f"{label:44} {shown[0]:>12} {shown[1]:>12} "
+                f"{ratio(mine, theirs, shown):>13}  {target}"
+            )
 
     def measure_targets(
         self, targets: dict[str, Target], options: dict[str, Any]
@@ -1762,10 +1793,7 @@ class Command(BaseCommand):
         )
         row("server memory per socket", lambda r: r["memory"], kb, "<= 60 KB")
 
-        self.line(f"{'':44} {'project':>12} {'bare':>12} {'project/bare':>13}  target")
-        for label, mine, theirs, show, target in rows:
-            ratio = f"{mine / theirs:,.3g}x" if theirs else "-"
-            self.line(f"{label:44} {show(mine):>12} {show(theirs):>12} {ratio:>13}  {target}")
+        self.print_rows(rows)
         for name, result in (("project", project), ("bare", bare)):
             alone, busy_phase, paced = result["alone"], result[busy], result["paced"]
             self.line(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -22,11 +23,17 @@ from tests.browser.helpers import (
     ARTIFACTS,
     AXE,
     AXE_INSTALL,
+    AXE_PACKAGE,
+    AXE_PREFIX,
+    BASE_DIR,
     CHROMIUM,
+    FONT_SETUPS,
+    Fonts,
     Phone,
     Recorder,
     Server,
     Table,
+    font_setup,
 )
 from tests.browser.live_server import LiveServer
 from tests.workers import artifact_name
@@ -36,11 +43,15 @@ R = TypeVar("R", bound=Recorder)
 LAUNCH_ARGS = ["--disable-background-networking", "--disable-component-update", "--no-first-run"]
 
 
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
 def _require_chromium() -> None:
     if Path(CHROMIUM).exists():
         return
     reason = f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`"
-    if os.environ.get("CI", "").lower() == "true":
+    if _in_ci():
         pytest.fail(f"Browser tests must run in CI, but {reason}.")
     pytest.skip(f"Browser tests skipped: {reason}.")
 
@@ -92,6 +103,36 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
         browser.close()
 
 
+@pytest.fixture(scope="package", params=FONT_SETUPS)
+def fonts(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Fonts:
+    """A font setup: a layout test that asks for it runs with the machine's own fonts and
+    with DejaVu, Liberation and Noto each alone (a family not installed skips; in CI,
+    where `.ci/run` installs all three, it fails)."""
+    setup = font_setup(request.param, tmp_path_factory.mktemp("fonts"))
+    if isinstance(setup, Fonts):
+        return setup
+    if _in_ci():
+        pytest.fail(f"The layout tests must run with every font in CI, but {setup}.")
+    pytest.skip(f"Layout tests with {request.param} alone skipped: {setup}.")
+
+
+@pytest.fixture(scope="package")
+def fonts_browser(
+    request: pytest.FixtureRequest, playwright_instance: Playwright, fonts: Fonts
+) -> Iterator[Browser]:
+    """Chromium drawing with that font setup (one at a time: tests are grouped by setup)."""
+    if fonts.env is None:
+        yield request.getfixturevalue("browser")
+        return
+    browser = playwright_instance.chromium.launch(
+        executable_path=CHROMIUM, args=LAUNCH_ARGS, env=fonts.env
+    )
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -109,7 +150,10 @@ FAILED_KEY = pytest.StashKey[bool]()
 def recorder(
     request: pytest.FixtureRequest, browser: Browser, splendor_server: Server
 ) -> Iterator[Recorder]:
-    """Open TV and phone screens; on failure screenshot them all; then close them."""
+    """Open TV and phone screens; on failure screenshot them all; then close them. A test
+    that asks for `fonts` gets the screens of that font setup's Chromium."""
+    if "fonts" in request.fixturenames:
+        browser = request.getfixturevalue("fonts_browser")
     rec = Recorder(browser=browser, server=splendor_server, test_name=request.node.name)
     yield from recording(request, rec)
 
@@ -127,10 +171,45 @@ def new_phone(recorder: Recorder) -> Callable[..., Phone]:
 
 @pytest.fixture(scope="package")
 def axe() -> Path:
-    """axe-core's script; the accessibility checks fail in CI without it, else skip."""
+    """axe-core's script, installed with npm the first time a test needs it; without npm
+    the accessibility checks skip (in CI they fail)."""
+    reason = None if AXE.exists() else _install_axe()
     if AXE.exists():
         return AXE
-    reason = f"axe-core is missing ({AXE}): install it with `{AXE_INSTALL}`"
-    if os.environ.get("CI", "").lower() == "true":
+    if _in_ci():
         pytest.fail(f"The accessibility tests must run in CI, but {reason}.")
     pytest.skip(f"Accessibility tests skipped: {reason}.")
+
+
+def _install_axe() -> str | None:
+    """Install axe-core into tests/browser/.axe once, whatever number of pytest-xdist
+    workers ask at the same moment (the first holds a lock; the others wait, then find
+    it installed). Returns why it is missing, if it is."""
+    import fcntl  # POSIX only, as /usr/bin/chromium
+
+    npm = shutil.which("npm")
+    if npm is None:
+        return (
+            f"axe-core is missing ({AXE}) and so is npm to install it: "
+            f"`apt-get install -y npm`, then `{AXE_INSTALL}`"
+        )
+    AXE_PREFIX.mkdir(exist_ok=True)
+    with (AXE_PREFIX / "install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if AXE.exists():  # another worker installed it meanwhile
+            return None
+        try:
+            done = subprocess.run(
+                [npm, "install", "--prefix", AXE_PREFIX, "--no-audit", "--no-fund", AXE_PACKAGE],
+                cwd=BASE_DIR,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return f"axe-core is missing ({AXE}): `{AXE_INSTALL}` took over 10 minutes"
+    if done.returncode or not AXE.exists():
+        output = (done.stdout + done.stderr).strip()[-1000:]
+        return f"axe-core is missing ({AXE}): `{AXE_INSTALL}` failed ({done.returncode}): {output}"
+    return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,9 +34,104 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 ARTIFACTS = BASE_DIR / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 LOOPBACK = "127.0.0.1"
-# axe-core comes from npm (`.ci/run` installs it), never from a CDN.
-AXE = Path(__file__).resolve().parent / ".axe" / "node_modules" / "axe-core" / "axe.min.js"
-AXE_INSTALL = "npm install --prefix tests/browser/.axe axe-core@4"
+# axe-core comes from npm, never from a CDN: the `axe` fixture installs it here the first
+# time a test needs it (when npm is there), and `.ci/run` before the tests.
+AXE_PREFIX = Path(__file__).resolve().parent / ".axe"
+AXE = AXE_PREFIX / "node_modules" / "axe-core" / "axe.min.js"
+AXE_PACKAGE = "axe-core@4"
+AXE_INSTALL = f"npm install --prefix tests/browser/.axe --no-audit --no-fund {AXE_PACKAGE}"
+
+# The fonts a page may be drawn in. On Linux the pages' stack (static/css/splendor.css)
+# draws in Noto Sans where fonts-noto-core is installed, else in DejaVu Sans or
+# Liberation Sans; their line boxes differ by a few px (Noto's is the tallest) and their
+# widths more. The layout tests run with the machine's own fonts and with each of these
+# families alone.
+FONTS_DIR = Path("/usr/share/fonts/truetype")
+FONT_FAMILIES = {  # setup: (the font directory, its family names start so, its package)
+    "dejavu": ("dejavu", "DejaVu", "fonts-dejavu-core"),
+    "liberation": ("liberation", "Liberation", "fonts-liberation"),
+    "noto": ("noto", "Noto", "fonts-noto-core"),
+}
+FONT_SETUPS = ("machine", *FONT_FAMILIES)
+
+# Fontconfig with one family's files only, and the machine's own rules (aliases such as
+# sans-serif and system-ui), as on a machine where only that family is installed.
+FONTCONFIG = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <dir>{fonts}</dir>
+  <cachedir>{cache}</cachedir>
+  <include ignore_missing="yes">/etc/fonts/conf.d</include>
+</fontconfig>
+"""
+
+
+@dataclass(frozen=True)
+class Fonts:
+    """A font setup: the machine's own fonts, or one family alone (`family` names start so)."""
+
+    name: str
+    family: str | None = None
+    env: dict[str, str | float | bool] | None = None  # Chromium's (None: this process's)
+
+
+def font_setup(name: str, workdir: Path) -> Fonts | str:
+    """The setup called `name`, or why it cannot run here (its family is not installed)."""
+    if name == "machine":
+        return Fonts(name)
+    directory, family, package = FONT_FAMILIES[name]
+    fonts = FONTS_DIR / directory
+    if not any(fonts.glob("**/*.ttf")):
+        return (
+            f"{package} is not installed ({fonts}): install it with `apt-get install -y {package}`"
+        )
+    conf = workdir / f"fonts-{name}.conf"
+    conf.write_text(FONTCONFIG.format(fonts=fonts, cache=workdir / f"fontconfig-{name}"))
+    return Fonts(name, family, {**os.environ, "FONTCONFIG_FILE": str(conf)})
+
+
+def drawn_fonts(page: Page, selector: str) -> list[str]:
+    """The font families Chromium drew the text of the first `selector` with (DevTools)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        return [str(font["familyName"]) for font in fonts]
+    finally:
+        cdp.detach()
+
+
+def assert_drawn_in(page: Page, fonts: Fonts, selector: str) -> list[str]:
+    """Check that the text of `selector` is drawn in the setup's family; return its fonts."""
+    drawn = drawn_fonts(page, selector)
+    if fonts.family is not None:
+        assert drawn and all(name.startswith(fonts.family) for name in drawn), (
+            f"{selector} is drawn in {drawn}, not in {fonts.family} alone "
+            "(Chromium did not take the font setup)"
+        )
+    return drawn
+
+
+# What a person would not see as cut off. A line box is line-height high, but its
+# font's box (ascent + descent) may be taller: Noto Sans is 1.36 em, so at line-height
+# 1.2 it reaches 0.08 em past its line box at the top and the bottom, where no glyph
+# draws but the tips of descenders, and an element's scrollHeight counts it. DejaVu
+# (1.16 em) and Liberation (1.12 em) fit inside. Overflow of up to this share of the
+# element's font size (at least SLACK_PX) is no cut; a line, a chip or a card is many
+# times more.
+SLACK_EM = 0.15
+SLACK_PX = 2
+# JavaScript: `clips(el)` (whether the element hides what overflows it) and `slack(el)`.
+CUT_JS = f"""
+const clips = (el) => {{
+  const style = getComputedStyle(el);
+  return style.overflowX !== "visible" || style.overflowY !== "visible";
+}};
+const slack = (el) => Math.max({SLACK_PX}, {SLACK_EM} * parseFloat(getComputedStyle(el).fontSize));
+"""
 
 PHONE_WIDTH = 360
 PHONE_OPTIONS: dict[str, Any] = {

@@ -1,10 +1,14 @@
-"""Every page fits its screen, in every language.
+"""Every page fits its screen, in every language, with every common font.
 
 The replay (first, middle and last turn), the start page and the lobby at both
 TV sizes; the start page at 360x740; a whole 4-player game on 360x740 phones in
 English, German and Finnish, checked on every turn; the connection banner in
 every language; the hint button after its answer; the favicon. No page may
 get a 4xx answer, and axe-core finds nothing on the replay or the start page.
+The fit tests run with the machine's fonts and with DejaVu, Liberation and Noto
+each alone (conftest's `fonts`): what they check is what a person would see as
+cut off or off the screen, not the few px of a tall font's empty box
+(helpers.SLACK_EM).
 """
 
 from __future__ import annotations
@@ -29,11 +33,14 @@ from tests.browser.game_setup import by_turn, start_game
 from tests.browser.helpers import (
     ARTIFACTS,
     BASE_DIR,
+    CUT_JS,
     PHONE_OPTIONS,
+    Fonts,
     Phone,
     Recorder,
     Server,
     Table,
+    assert_drawn_in,
     axe_violations,
 )
 from tests.browser.test_layout import MIN_TARGET, OVERFLOW_JS
@@ -99,9 +106,13 @@ def snapshot(screen: Table | Phone, name: str, *, full_page: bool = False) -> No
     screen.page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=full_page, caret="initial")
 
 
-# Whether the page is exactly one screen, and anything that sticks out of it.
-ONE_SCREEN_JS = """
-(selectors) => {
+# Whether the page is exactly one screen, and anything that sticks out of it or hides
+# part of what it holds.
+ONE_SCREEN_JS = (
+    """
+(selectors) => {"""
+    + CUT_JS
+    + """
   const root = document.scrollingElement, w = innerWidth, h = innerHeight;
   const found = [];
   if (root.scrollHeight > h) found.push(`page ${root.scrollHeight} px tall in ${h}`);
@@ -113,15 +124,15 @@ ONE_SCREEN_JS = """
     if (r.left < -0.5 || r.top < -0.5 || r.right > w + 0.5 || r.bottom > h + 0.5)
       found.push(`${name} at ${Math.round(r.left)},${Math.round(r.top)}`
         + `..${Math.round(r.right)},${Math.round(r.bottom)} in ${w}x${h}`);
-    const style = getComputedStyle(el);
-    const clips = style.overflowY !== "visible" || style.overflowX !== "visible";
-    if (clips && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1))
+    const over = Math.max(el.scrollHeight - el.clientHeight, el.scrollWidth - el.clientWidth);
+    if (clips(el) && over > slack(el))
       found.push(`${name} cut off: ${el.scrollWidth}x${el.scrollHeight} in `
         + `${el.clientWidth}x${el.clientHeight}`);
   });
   return found;
 }
 """
+)
 
 
 def assert_one_screen(page: Page, where: str, selectors: str) -> None:
@@ -208,7 +219,7 @@ REPLAY_PARTS = (
 
 
 def test_the_replay_fits_the_tv_on_its_first_middle_and_last_turn(
-    recorder: Recorder, bad_answers: list[str], axe: Path
+    recorder: Recorder, fonts: Fonts, bad_answers: list[str], axe: Path
 ) -> None:
     record = bot_record(31, NAMES, bots=1)
     (code,) = keep_games(recorder.server, [record])
@@ -225,9 +236,10 @@ def test_the_replay_fits_the_tv_on_its_first_middle_and_last_turn(
             # The TV's own check: nothing cut off or running into another region.
             problems = tv.page.evaluate("label => window.__measure(label)", where)
             assert not problems, "\n".join(problems)
-            snapshot(tv, f"fit-replay-{size[0]}-step-{step}")
+            snapshot(tv, f"fit-replay-{fonts.name}-{size[0]}-step-{step}")
         _the_result_reads_and_steps_aside(tv)
         if size == SIZES[0]:
+            assert_drawn_in(tv.page, fonts, ".table .turn-line")
             assert_text_size(tv.page, "the replay at 1080p", MIN_FONT_1080P)
             found += axe_violations(tv.page, axe, "replay, last turn")
             _replay_step(tv, 0)
@@ -287,7 +299,9 @@ document.addEventListener("splendor:swapped", () => requestAnimationFrame(() => 
 """
 
 
-def test_the_tv_log_shows_whole_turns_only(recorder: Recorder, bad_answers: list[str]) -> None:
+def test_the_tv_log_shows_whole_turns_only(
+    recorder: Recorder, fonts: Fonts, bad_answers: list[str]
+) -> None:
     host = screen_at(recorder, SIZES[0], "de", "TV-1080")
     host.page.add_init_script(LOG_PROBE)
     host.new_game(recorder.server)
@@ -314,7 +328,8 @@ def test_the_tv_log_shows_whole_turns_only(recorder: Recorder, bad_answers: list
             " b = li.parentElement.getBoundingClientRect(); return r.left < b.right; }).length"
         )
         assert shown >= 2, f"{screen.label}: the log shows {shown} turns"
-        snapshot(screen, f"fit-log-{screen.label}")
+        assert_drawn_in(screen.page, fonts, ".table .turn-line")
+        snapshot(screen, f"fit-log-{fonts.name}-{screen.label}")
 
 
 # ---------------------------------------------------------------- the start page and the lobby
@@ -323,7 +338,7 @@ HOME_PARTS = ".home > *, .game-line, .home button, .home a, .home select, .home 
 
 
 def test_the_start_page_fits_a_tv_and_a_phone_in_every_language(
-    recorder: Recorder, bad_answers: list[str], axe: Path
+    recorder: Recorder, fonts: Fonts, bad_answers: list[str], axe: Path
 ) -> None:
     # A full page of finished 4-player games with long names, and games this TV hosts.
     records = [bot_record(seed, NAMES, bots=1) for seed in range(100, 108)]
@@ -340,7 +355,8 @@ def test_the_start_page_fits_a_tv_and_a_phone_in_every_language(
             if size == SIZES[0]:
                 assert_text_size(tv.page, where, MIN_FONT_1080P)
                 found += axe_violations(tv.page, axe, where)
-            snapshot(tv, f"fit-home-{language}-{size[0]}")
+            assert_drawn_in(tv.page, fonts, ".home .logo")
+            snapshot(tv, f"fit-home-{fonts.name}-{language}-{size[0]}")
         phone = phone_in(recorder, language, f"phone-{language}")
         phone.page.goto("/")
         phone.page.locator(".house-rules summary").tap()  # the checkbox is a target too
@@ -349,7 +365,7 @@ def test_the_start_page_fits_a_tv_and_a_phone_in_every_language(
             phone, f"the start page in {language} at 360 px", "a, button, input, select, summary"
         )
         found += axe_violations(phone.page, axe, f"the start page on a phone in {language}")
-        snapshot(phone, f"fit-home-{language}-phone", full_page=True)
+        snapshot(phone, f"fit-home-{fonts.name}-{language}-phone", full_page=True)
     assert not found, "\n".join(found)
 
 
@@ -396,14 +412,16 @@ LOBBY_PARTS = ".lobby > *, .lobby button, .lobby select, .lobby label, .lobby .q
 
 
 def test_the_lobby_settings_fit_the_tv_in_every_language(
-    recorder: Recorder, bad_answers: list[str]
+    recorder: Recorder, fonts: Fonts, bad_answers: list[str]
 ) -> None:
     for language in LANGUAGES:
-        for size in SIZES:
-            tv = screen_at(recorder, size, language, f"TV-{language}-{size[0]}")
-            url = tv.new_game(recorder.server)
-            for _ in range(2):
-                tv.add_bot()
+        tv = screen_at(recorder, SIZES[0], language, f"TV-{language}")
+        url = tv.new_game(recorder.server)
+        for _ in range(2):
+            tv.add_bot()
+        assert_drawn_in(tv.page, fonts, ".lobby .seat-name")
+        for size in SIZES:  # the same lobby on a 1080p TV and a 720p one
+            tv.page.set_viewport_size({"width": size[0], "height": size[1]})
             where = f"the lobby in {language} at {size[0]}x{size[1]}"
             assert_one_screen(tv.page, where, LOBBY_PARTS)
             if size == SIZES[0]:
@@ -413,7 +431,7 @@ def test_the_lobby_settings_fit_the_tv_in_every_language(
             for setting in settings:
                 assert setting["labelAbove"] and setting["saveBeside"], f"{where}: {setting}"
             assert settings[0]["bottom"] <= settings[1]["top"], f"{where}: {settings}"
-            snapshot(tv, f"fit-lobby-{language}-{size[0]}")
+            snapshot(tv, f"fit-lobby-{fonts.name}-{language}-{size[0]}")
         # A phone seated in the lobby.
         phone = phone_in(recorder, language, f"phone-{language}")
         phone.join(url, NAMES[0])
@@ -485,14 +503,15 @@ def _check_turn(phone: Phone, where: str) -> None:
 
 
 def test_a_four_player_game_fits_phones_in_english_german_and_finnish(
-    recorder: Recorder, bad_answers: list[str], tv: Table
+    recorder: Recorder, fonts: Fonts, bad_answers: list[str], tv: Table
 ) -> None:
     url = tv.new_game(recorder.server)
     phones = []
     for language, name in zip(LANGUAGES, NAMES, strict=True):
-        phone = phone_in(recorder, language, f"phone-{language}")
+        phone = phone_in(recorder, language, f"phone-{language}-{fonts.name}")
         phone.join(url, name)
         phones.append(phone)
+    assert_drawn_in(phones[0].page, fonts, ".status .turn-line")
     tv.add_bot()
     tv.start()
     for phone in phones:  # each knows whose turn it is
@@ -545,43 +564,55 @@ def _check_fullest_turn(phone: Phone, where: str) -> None:
 
 # ---------------------------------------------------------------- the connection banner
 
-# The banner's sentence is whole: inside the banner, and the banner on screen.
-BANNER_JS = """
-() => {
+# The banner's sentence is whole: inside the banner (but for the few px of its font's
+# empty box), and the banner on screen.
+BANNER_JS = (
+    """
+() => {"""
+    + CUT_JS
+    + """
   const box = document.querySelector(".live.offline .connection");
   if (!box) return ["no banner"];
   const label = box.querySelector("span");
   const range = document.createRange();
   range.selectNodeContents(label);
   const text = range.getBoundingClientRect(), b = box.getBoundingClientRect();
-  const found = [];
+  const found = [], s = slack(box);
   if (b.left < 0 || b.right > innerWidth || b.bottom > innerHeight || b.top < 0)
     found.push(`the banner at ${Math.round(b.left)}..${Math.round(b.right)} in ${innerWidth}`);
-  if (text.left < b.left || text.right > b.right || text.top < b.top || text.bottom > b.bottom)
+  if (text.left < b.left - s || text.right > b.right + s || text.top < b.top - s
+      || text.bottom > b.bottom + s)
     found.push(`"${label.textContent}" at ${Math.round(text.left)}..${Math.round(text.right)}`
-      + ` in ${Math.round(b.left)}..${Math.round(b.right)}`);
-  if (box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1)
+      + `x${Math.round(text.top)}..${Math.round(text.bottom)} in ${Math.round(b.left)}`
+      + `..${Math.round(b.right)}x${Math.round(b.top)}..${Math.round(b.bottom)}`);
+  if (box.scrollWidth > box.clientWidth + s || box.scrollHeight > box.clientHeight + s)
     found.push(`"${label.textContent}" is cut off`);
   return found;
 }
 """
+)
 
 
-@pytest.mark.parametrize("width", [360, 390])
 def test_the_connection_banner_fits_a_phone_in_every_language(
-    recorder: Recorder, bad_answers: list[str], tv: Table, width: int
+    recorder: Recorder, fonts: Fonts, bad_answers: list[str], tv: Table
 ) -> None:
     url = tv.new_game(recorder.server)
-    for language in LANGUAGES:
+    phones = []
+    for language, name in zip(LANGUAGES, NAMES, strict=True):
         phone = phone_in(recorder, language, f"phone-{language}")
-        phone.page.set_viewport_size({"width": width, "height": PHONE_SIZE[1]})
-        phone.join(url, NAMES[LANGUAGES.index(language)])
+        phone.join(url, name)
+        phones.append(phone)
+    # Every phone loses the network at once: each shows its banner after the same silence.
+    for phone in phones:
         phone.context.set_offline(True)
-        banner = phone.page.locator("#live.offline .connection")
-        expect(banner).to_be_visible(timeout=20000)
-        found: list[str] = phone.page.evaluate(BANNER_JS)
-        assert not found, f"{language} at {width} px: {found}"
-        snapshot(phone, f"fit-banner-{language}-{width}")
+    for language, phone in zip(LANGUAGES, phones, strict=True):
+        expect(phone.page.locator("#live.offline .connection")).to_be_visible(timeout=20000)
+        for width in (360, 390):
+            phone.page.set_viewport_size({"width": width, "height": PHONE_SIZE[1]})
+            found: list[str] = phone.page.evaluate(BANNER_JS)
+            assert not found, f"{language} at {width} px: {found}"
+            snapshot(phone, f"fit-banner-{fonts.name}-{language}-{width}")
+        assert_drawn_in(phone.page, fonts, ".live.offline .connection span")
         # The longer sentence of a page that gave way to another tab, as the page shows it.
         phone.page.evaluate(
             "() => { const live = document.getElementById('live');"
@@ -589,8 +620,11 @@ def test_the_connection_banner_fits_a_phone_in_every_language(
             " live.querySelector('.connection span').textContent ="
             " live.dataset.msgOtherTab; }"
         )
-        found = phone.page.evaluate(BANNER_JS)
-        assert not found, f"{language} at {width} px, another tab: {found}"
+        for width in (390, 360):
+            phone.page.set_viewport_size({"width": width, "height": PHONE_SIZE[1]})
+            found = phone.page.evaluate(BANNER_JS)
+            assert not found, f"{language} at {width} px, another tab: {found}"
+    for phone in phones:
         phone.context.set_offline(False)
         phone.page.reload()
         phone.wait_connected(timeout=20000)

@@ -1,4 +1,5 @@
-"""A 360 px wide phone: nothing scrolls sideways, every button is a 44 px target."""
+"""A 360 px wide phone: nothing scrolls sideways, every button is a 44 px target, every
+card shows its whole cost; with the machine's fonts and DejaVu, Liberation and Noto alone."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import PHONE_WIDTH, Phone, Recorder, Table
+from tests.browser.helpers import PHONE_WIDTH, Fonts, Phone, Recorder, Table, assert_drawn_in
 
 pytestmark = pytest.mark.browser
 
@@ -57,13 +58,14 @@ def check_layout(phone: Phone, where: str, buttons: str = "#hand button") -> Non
     assert not small, f"{where}: buttons under {MIN_TARGET}x{MIN_TARGET} px:\n" + "\n".join(small)
 
 
-def test_phone_layout_at_360_px(recorder: Recorder, tv: Table) -> None:
+def test_phone_layout_at_360_px(recorder: Recorder, fonts: Fonts, tv: Table) -> None:
     url = tv.new_game(recorder.server)
     phone = recorder.phone("Aino")
     phone.page.goto(url)
     expect(phone.page.locator("#join-button")).to_be_visible()
     check_layout(phone, "join page", "button")
-    phone.shot("phone-join")
+    assert_drawn_in(phone.page, fonts, "#join-button")
+    phone.shot(f"phone-join-{fonts.name}")
     phone.join(url, "Aino Aaltonen-Virtanen")  # a long name must not widen anything
     check_layout(phone, "seated in the lobby")
     tv.add_bot()
@@ -75,12 +77,12 @@ def test_phone_layout_at_360_px(recorder: Recorder, tv: Table) -> None:
         phone.page.evaluate("window.scrollTo(0, 0)")
         check_layout(phone, f"my turn {turn + 1}")
         if turn == 0:
-            phone.shot("phone-my-turn")
+            phone.shot(f"phone-my-turn-{fonts.name}")
             # An open card sheet: its buttons are targets too.
             phone.page.locator(".market-panel .card-button").first.tap()
             expect(phone.page.locator("#sheet")).to_be_visible()
             check_layout(phone, "card sheet", "#hand button, #sheet button")
-            phone.shot("phone-sheet")
+            phone.shot(f"phone-sheet-{fonts.name}")
             phone.page.locator("#sheet [data-close]").tap()
             expect(phone.page.locator("#sheet")).to_be_hidden()
         phone.play_turn(buy=True)
@@ -131,7 +133,7 @@ CARD_OVERFLOW_JS = """
 """
 
 
-def test_cards_show_their_whole_cost(recorder: Recorder, tv: Table) -> None:
+def test_cards_show_their_whole_cost(recorder: Recorder, fonts: Fonts, tv: Table) -> None:
     url = tv.new_game(recorder.server)
     phone = recorder.phone("Aino")
     phone.join(url, "Aino")
