@@ -1,10 +1,19 @@
 """Shared pytest configuration (keep it small: engine tests need no Django fixtures)."""
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Tests never assert a duration (README, "Development"). Hypothesis's deadline (200 ms an
+# example) is one, and parallel tests on a busy machine miss it: test_inbound failed as
+# "flaky" with an example that took 302 ms, then 35 ms when Hypothesis tried it again.
+hypothesis_settings.register_profile("splendor", deadline=None)
+hypothesis_settings.load_profile("splendor")
 
 
 @pytest.fixture
@@ -13,17 +22,76 @@ def base_dir() -> Path:
     return BASE_DIR
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep the tests of a module that share a module-scoped fixture (a server of its
-    own, as tests/browser/test_faults.py's) on one pytest-xdist worker, so it starts
-    once, not on every worker (`--dist loadgroup`; a plain run ignores the mark)."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """Before the other plugins: keep the tests of a module that share a module-scoped
+    fixture (a server of its own, as tests/browser/test_faults.py's) on one pytest-xdist
+    worker, so it starts once, not on every worker (`--dist loadgroup`; a plain run
+    ignores the mark). After them (pytest-django's order), in a worker: the order in
+    which the workers take the tests (`_dispatch_order`)."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         if info is None or item.get_closest_marker("xdist_group"):
             continue
         if any(defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs):
             item.add_marker(pytest.mark.xdist_group(f"module-{item.path.stem}"))
+    yield
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        _dispatch_order(items)
+
+
+def _dispatch_order(items: list[pytest.Item]) -> None:
+    """Sort the tests in the order pytest-xdist's workers take them, each its next one
+    when it is free (`--no-loadscope-reorder` keeps this order; a group goes where its
+    latest test would): the long ones first, so that none starts last while the other
+    workers have run out of tests, in pytest-django's order (Django's) where it matters.
+
+    0. tests in a group, without a database (test_faults' server, the benchmarks);
+    1. slow tests without a database;
+    2. database tests, the slow ones first;
+    3. transactional database tests, the slow ones first: after the database tests, on
+       every worker, as pytest-django has them, because their flush at the end empties
+       the tables the migrations filled (the cards and nobles: test_dataset fails);
+    4. browser tests, in their order (the tests of one font setup together);
+    5. the short rest.
+    """
+    ranks = {item.nodeid: _dispatch_rank(item) for item in items}
+    groups: dict[str, tuple[int, bool]] = {}
+    for item in items:
+        group = _group(item)
+        if group:
+            groups[group] = max(groups.get(group, ranks[item.nodeid]), ranks[item.nodeid])
+    items.sort(key=lambda item: groups.get(_group(item), ranks[item.nodeid]))
+
+
+def _group(item: pytest.Item) -> str:
+    """The test's pytest-xdist group ("" for none), named as xdist names it."""
+    names = {
+        str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        for mark in item.iter_markers("xdist_group")
+    }
+    return "_".join(sorted(names))
+
+
+def _dispatch_rank(item: pytest.Item) -> tuple[int, bool]:
+    """The test's place in `_dispatch_order`, and False to go first within it (slow)."""
+    fast = item.get_closest_marker("slow") is None
+    marker = item.get_closest_marker("django_db")
+    fixtures = getattr(item, "fixturenames", ())
+    transactional = "transactional_db" in fixtures or bool(
+        marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))
+    )
+    if transactional:
+        return 3, fast
+    if marker or "db" in fixtures:
+        return 2, fast
+    if item.get_closest_marker("xdist_group"):
+        return 0, fast
+    if not fast:
+        return 1, False
+    if item.get_closest_marker("browser"):
+        return 4, False
+    return 5, False
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

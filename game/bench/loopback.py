@@ -42,6 +42,9 @@ SOCKET_TIMEOUT = 10.0  # seconds a screen may take to show an action before it c
 VERSION = re.compile(r'id="(?:screen|hand)(?:-meta)?"[^>]*?data-version="(\d+)"')
 HAND_VERSION = re.compile(r'id="hand(?:-meta)?"[^>]*?data-version="(\d+)"')
 clock = time.perf_counter
+# Seconds a server may take to listen: importing Django and its checks took over 30 s on
+# a 2-core machine running tests in parallel (as the browser tests' server may, 120 s).
+STARTUP_TIMEOUT = 120.0
 
 
 def free_port() -> int:
@@ -86,7 +89,7 @@ class ServerProcess:
     def start(self, poll: float = 0.1) -> Server:
         """Start the command and return once it accepts connections (checked every `poll`
         seconds). Raises RuntimeError (with the end of its log) if it exits or does not
-        listen within 30 s. A second start appends to the same log."""
+        listen within STARTUP_TIMEOUT. A second start appends to the same log."""
         with self.log.open("a" if self.starts else "w") as output:
             self.process = subprocess.Popen(
                 self.argv, cwd=self.cwd, env=self.env, stdout=output, stderr=subprocess.STDOUT
@@ -210,7 +213,7 @@ def rss_bytes(pid: int) -> int:
 def _wait_until_listening(
     process: subprocess.Popen[bytes], port: int, log: Path, poll: float = 0.1
 ) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + STARTUP_TIMEOUT
     while True:
         if process.poll() is not None:
             raise RuntimeError(f"the server exited:\n{log.read_text()[-3000:]}")

@@ -8,6 +8,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.utils import translation
 from pytest_django.fixtures import Settings
 
 from game.screens import snapshot
@@ -40,23 +41,29 @@ def django_db_modify_db_settings(
 
 
 @pytest.fixture(autouse=True)
-def fresh_process_state(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Forget what an earlier test left in this process: sockets, caches, bot turns.
+def fresh_process_state(
+    request: pytest.FixtureRequest, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Forget what an earlier test left in this process: sockets, caches, bot turns, the
+    active language (a request in Finnish leaves Finnish active in its thread, and the
+    next test on this worker would read its refusals in Finnish).
 
     Presence lives in the database, which every test gets fresh. A test's screens
-    send no heartbeat of their own, so on a busy machine a phone would go silent
-    (its seat "reconnecting" on the TV) in the middle of a test about something
-    else: here a phone is silent only after a minute without a message, unless
-    the test is about that (tests/web/test_presence.py).
+    send no heartbeat of their own, so on a busy machine (parallel tests on two cores)
+    a phone would go silent (its seat "reconnecting" on the TV) in the middle of a test
+    about something else, as test_socket_fuzz's phone did after 83 s: here a phone is
+    silent only after as long as a test may run (pytest's timeout), unless the test is
+    about that (tests/web/test_presence.py).
     """
     settings.SPLENDOR_BOT_DELAY = 0.01
-    monkeypatch.setattr(presence, "LIVE", 60.0)
+    monkeypatch.setattr(presence, "LIVE", float(request.config.getini("timeout") or 600))
     _flush_channel_layer()
     snapshot.clear_cache()
     yield
     services.cancel_bot_turns()
     snapshot.clear_cache()
     _flush_channel_layer()
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture
