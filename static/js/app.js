@@ -204,10 +204,16 @@
   // Silence is counted from the first ping left unanswered, not from the last
   // message: a hidden tab whose timers the browser slows down to once a minute
   // hears nothing for a minute without its connection being dead.
+  // A tick that comes late means this page itself stood still (an old phone or a busy
+  // laptop, a throttled tab): answers may be waiting behind it, so that silence is not
+  // judged; the next tick on time judges it.
+  var tickedAt = Date.now();
   setInterval(function () {
-    if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN) return;
     var now = Date.now();
-    var unanswered = conn.pingedAt > conn.lastMessageAt ? now - conn.pingedAt : 0;
+    var late = now - tickedAt > 2 * TICK;
+    tickedAt = now;
+    if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN) return;
+    var unanswered = conn.pingedAt > conn.lastMessageAt && !late ? now - conn.pingedAt : 0;
     if (unanswered > DEAD_AFTER - PING_EVERY) { drop(); retryLater(0); return; }
     if (unanswered > SILENT_AFTER - PING_EVERY && conn.state === "open") {
       conn.state = "silent";
