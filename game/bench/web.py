@@ -120,12 +120,16 @@ from game.bench.loopback import (
     VERSION,
     Closed,
     MiniWebSocket,
+    NoFreeRedisDb,
+    RawFloodRun,
     Server,
     ServerProcess,
     cpu_seconds,
     daphne,
     daphne_process,
     main_thread_cpu_seconds,
+    measure_raw_flood,
+    own_redis_db,
     rss_bytes,
     run_child,
 )
@@ -149,7 +153,6 @@ MAX_CHANGES = 2_000  # far beyond any game's length
 PROJECT_APP = "splendor_site.asgi:application"
 BARE_APP = "game.bench.bare_fanout:application"
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
-REDIS_DB = 8  # a Redis db index of the benchmark's own, emptied afterwards
 QUICK = {
     "seconds": 1.5,
     "paced_seconds": 3.0,
@@ -158,6 +161,7 @@ QUICK = {
     "idle_sockets": 10,
     "restart_after": 3.0,
     "restart_down": 3.0,
+    "raw_flood_seconds": 3.0,
 }
 # The page's heartbeat (static/js/app.js): {"ping": true} every PING_EVERY seconds from
 # every screen, each at a phase of its own (pages open at different moments). The page's
@@ -1160,6 +1164,33 @@ def flood(target: Target) -> Flood:
     return Flood(quiet=quiet, busy=busy, kept=kept, sent=sent, answered=answered, closes=closes)
 
 
+RAW_FLOOD_SECONDS = 30.0  # the raw flood: one client writing unread frames this long...
+RAW_FLOOD_SOCKETS = 2  # ...from this many sockets of one phone (each opened again if ended)
+
+
+def raw_flood(target: Target, seconds: float) -> RawFloodRun:
+    """Time another game's TV quiet, then while one phone writes {"sync": true} frames
+    unpaced from RAW_FLOOD_SOCKETS sockets and reads nothing (loopback.measure_raw_flood)."""
+    tv_table, phone_table = target.next_table(think=False), target.next_table(think=False)
+    server = target.servers[0]
+    tv = MiniWebSocket(server.port, f"/ws/game/{tv_table.code}/table/", tv_table.cookies[0])
+    try:
+        tv.wait_version(tv_table.version, clock() + WAIT)
+        seat = (f"/ws/game/{phone_table.code}/seat/", phone_table.cookies[1])
+        return measure_raw_flood(
+            server.pid,
+            server.port,
+            tv,
+            [seat],
+            "sync",
+            RAW_FLOOD_SOCKETS,
+            seconds,
+            quiet_trips=FLOOD_ROUND_TRIPS,
+        )
+    finally:
+        tv.close()
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -1224,6 +1255,12 @@ class Command(BaseCommand):
             "--flood-only", action="store_true", help="only the flood phase (SQLite, one server)"
         )
         parser.add_argument(
+            "--raw-flood-seconds",
+            type=float,
+            default=RAW_FLOOD_SECONDS,
+            help="seconds of the flood phase's raw flood (frames written unread, unpaced)",
+        )
+        parser.add_argument(
             "--postgres-url",
             default=POSTGRES_URL,
             help="PostgreSQL server for the two-worker run (a throwaway database is made on it)",
@@ -1284,7 +1321,7 @@ class Command(BaseCommand):
             if missing:
                 self.line(f"Two workers: skipped ({' and '.join(missing)} not on 127.0.0.1)")
                 return
-            with postgres_database(options["postgres_url"]) as url, redis_db(REDIS_DB) as redis:
+            with postgres_database(options["postgres_url"]) as url, redis_db() as redis:
                 extra = {"DATABASE_URL": url, "REDIS_URL": redis}
                 self.run_child("scale", options, extra, Path(tmp))
 
@@ -1322,6 +1359,7 @@ class Command(BaseCommand):
             "ping_every",
             "restart_after",
             "restart_down",
+            "raw_flood_seconds",
         ):
             command.append(f"--{name.replace('_', '-')}={options[name]}")
         if options["no_restart"]:
@@ -1400,10 +1438,12 @@ class Command(BaseCommand):
             try:
                 if options["flood_only"]:
                     self.flood_target(targets["project"])
+                    self.raw_flood_target(targets["project"], options["raw_flood_seconds"])
                     return
                 results = self.measure_targets(targets, options)
                 if not options["no_flood"]:
                     self.flood_target(targets["project"])
+                    self.raw_flood_target(targets["project"], options["raw_flood_seconds"])
                 restarts = {}
                 if not options["no_restart"]:
                     for name, target in targets.items():
@@ -1434,6 +1474,22 @@ class Command(BaseCommand):
             f"and {ms(percentile(result.busy, 0.9))}); the server kept {result.kept} of "
             f"the phone's sockets open (closed: {result.closed()}), and answered "
             f"{result.answered} of its {result.sent} messages"
+        )
+
+    def raw_flood_target(self, target: Target, seconds: float) -> None:
+        """The flood phase's raw flood: the same TV quiet and while one client writes
+        frames without reading (loopback.raw_flood), and the server's memory growth."""
+        run = raw_flood(target, seconds)
+        quiet, busy = percentile(run.quiet, 0.5), percentile(run.busy, 0.5)
+        mb = 1024 * 1024
+        self.line(
+            f"raw flood: another game's TV heartbeat round trip, median {ms(quiet)} quiet, "
+            f"{ms(busy)} while one client writes sync requests from {RAW_FLOOD_SOCKETS} "
+            f"sockets for {seconds:g} s, unpaced and reading nothing "
+            f"({ratio(busy, quiet, (ms(busy), ms(quiet)))}, target <= 2x); server memory "
+            f"+{run.growth / mb:,.1f} MB (target <= 100 MB; {run.rss_before / mb:,.0f} MB "
+            f"before), server CPU {run.cpu:.0%}; the client wrote {run.flood.written / mb:,.0f}"
+            f" MB, the server ended {run.flood.ended} of its {run.flood.opened} sockets"
         )
 
     def restart_target(
@@ -2018,21 +2074,12 @@ def postgres_database(admin_url: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def redis_db(index: int) -> Iterator[str]:
-    """Yield the URL of a Redis db for the channel layer; empty it afterwards.
-
-    Refuses a db that holds anything but channels' own keys: never flush someone else's data.
-    """
-    import redis
-
-    client = redis.Redis(host=LOOPBACK, port=6379, db=index, socket_timeout=5)
-    foreign = [key for key in client.scan_iter(count=1000) if not key.startswith(b"asgi")]
-    if foreign:
-        client.close()
-        raise CommandError(f"Redis db {index} holds other data: {foreign[:3]!r}")
+def redis_db() -> Iterator[str]:
+    """Yield the URL of a Redis database of the benchmark's own for the channel layer,
+    claimed as the tests claim theirs (loopback.own_redis_db: never one in use, so a
+    test run may go on beside it) and emptied afterwards."""
     try:
-        yield f"redis://{LOOPBACK}:6379/{index}"
-    finally:
-        with contextlib.suppress(redis.RedisError):
-            client.flushdb()
-        client.close()
+        with own_redis_db(f"bench_web pid {os.getpid()}") as db:
+            yield db.url
+    except NoFreeRedisDb as error:
+        raise CommandError(str(error)) from None

@@ -127,6 +127,13 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
     flood = next(line for line in lines if line.startswith("flood: "))
     assert re.search(rf"median {NUMBER} ms quiet, {NUMBER} ms while one phone floods", flood), flood
     assert re.search(rf"\({RATIO}, target <= 2x; ", flood), flood
+    # The raw flood: the same TV, quiet and while one client writes without reading, and
+    # the server's memory growth (figures only: a busy machine may measure anything).
+    raw = next(line for line in lines if line.startswith("raw flood: "))
+    assert re.search(rf"median {NUMBER} ms quiet, {NUMBER} ms while one client writes ", raw), raw
+    assert re.search(rf" for 3 s, unpaced and reading nothing \({RATIO}, target <= 2x\); ", raw)
+    assert re.search(rf"server memory \+{NUMBER} MB \(target <= 100 MB; ", raw), raw
+    assert re.search(r"the server ended \d+ of its [1-9]\d* sockets$", raw), raw
 
 
 @BENCHMARK
