@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import redis
 from websockets.client import ClientProtocol
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
@@ -45,6 +46,64 @@ clock = time.perf_counter
 # Seconds a server may take to listen: importing Django and its checks took over 30 s on
 # a 2-core machine running tests in parallel (as the browser tests' server may, 120 s).
 STARTUP_TIMEOUT = 120.0
+
+REDIS_PORT = 6379
+# The Redis databases a benchmark or a test may claim for its servers, the highest first:
+# 0 is a developer's own server's (a REDIS_URL without a number). Redis has 16 unless
+# configured otherwise.
+REDIS_DBS = tuple(range(15, 0, -1))
+REDIS_CLAIM = "splendor-claimed-by"  # the key that claims a database
+REDIS_CLAIM_SECONDS = 3600  # a claim left by a killed run frees its database after this
+
+
+@dataclass(frozen=True)
+class RedisDb:
+    """A Redis database claimed for one run: its number, its URL for REDIS_URL, a client."""
+
+    index: int
+    url: str
+    client: redis.Redis
+
+    @property
+    def prefix(self) -> str:
+        """The channel layer's prefix of a server on this database: its pub/sub names
+        (splendor_site.settings; pub/sub ignores database numbers)."""
+        return f"splendor{self.index}:"
+
+
+class NoFreeRedisDb(RuntimeError):
+    """Every database of REDIS_DBS holds data or is in use."""
+
+
+@contextlib.contextmanager
+def own_redis_db(owner: str) -> Iterator[RedisDb]:
+    """Claim an empty Redis database nobody uses; yield it; empty it afterwards.
+
+    Servers on different databases never hear each other's games (the channel layer's
+    names carry the number), whose ids start at 1 in every throwaway database: parallel
+    tests, two test runs and a benchmark can share one Redis. A database that holds
+    anything, or on whose channel names a server listens, is someone else's and is never
+    flushed; the claim is a key set only if absent (SET NX), so two processes asking at
+    once take different ones. Raises NoFreeRedisDb if none is free.
+    """
+    for index in REDIS_DBS:
+        client = redis.Redis(host=LOOPBACK, port=REDIS_PORT, db=index, socket_timeout=5)
+        try:
+            free = client.dbsize() == 0 and not client.pubsub_channels(f"splendor{index}:*")
+            claimed = free and client.set(REDIS_CLAIM, owner, nx=True, ex=REDIS_CLAIM_SECONDS)
+        except redis.ResponseError:  # "DB index is out of range": fewer databases
+            claimed = False
+        if claimed:
+            break
+        client.close()
+    else:
+        raise NoFreeRedisDb(f"no free Redis database among {REDIS_DBS} on port {REDIS_PORT}")
+    try:
+        yield RedisDb(index, f"redis://{LOOPBACK}:{REDIS_PORT}/{index}", client)
+    finally:
+        with contextlib.suppress(redis.RedisError):
+            client.flushdb()  # the claim too
+        client.close()
 
 
 def free_port() -> int:
