@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, WebSocketRoute, expect
@@ -146,10 +146,14 @@ class FaultRecorder(Recorder):
         return context
 
 
+F = TypeVar("F", bound=FaultRecorder)
+
+
 def fault_recorder(
-    request: pytest.FixtureRequest, browser: Browser, server: LiveServer
-) -> Iterator[FaultRecorder]:
-    recorder = FaultRecorder(browser=browser, server=server.server, test_name=request.node.name)
+    request: pytest.FixtureRequest, browser: Browser, server: LiveServer, kind: type[F]
+) -> Iterator[F]:
+    """A recorder of `kind` on `server`'s screens (closed, and judged, after the test)."""
+    recorder = kind(browser=browser, server=server.server, test_name=request.node.name)
     yield from recording(request, recorder)
 
 
@@ -157,14 +161,14 @@ def fault_recorder(
 def rec(
     request: pytest.FixtureRequest, browser: Browser, fault_server: LiveServer
 ) -> Iterator[FaultRecorder]:
-    yield from fault_recorder(request, browser, fault_server)
+    yield from fault_recorder(request, browser, fault_server, FaultRecorder)
 
 
 @pytest.fixture
 def real_rec(
     request: pytest.FixtureRequest, browser: Browser, real_server: LiveServer
 ) -> Iterator[FaultRecorder]:
-    yield from fault_recorder(request, browser, real_server)
+    yield from fault_recorder(request, browser, real_server, FaultRecorder)
 
 
 # ---------------------------------------------------------------- checks

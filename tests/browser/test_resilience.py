@@ -8,7 +8,6 @@ wait for are five times shorter.
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,10 +16,9 @@ from playwright.sync_api import Browser, BrowserContext, expect
 
 from tests.browser.conftest import recording
 from tests.browser.game_setup import by_turn, start_game
-from tests.browser.helpers import ARTIFACTS, Phone, Recorder, Table, decode_qr
+from tests.browser.helpers import Phone, Recorder, Table, decode_qr
 from tests.browser.live_server import COMPRESSED, LiveServer
-from tests.browser.test_faults import STEP_TIMEOUT
-from tests.workers import artifact_name
+from tests.browser.test_faults import STEP_TIMEOUT, serve
 
 pytestmark = pytest.mark.browser
 
@@ -52,14 +50,7 @@ CLOSE_PROBE = """
 def clock_server(
     tmp_path_factory: pytest.TempPathFactory, browser: Browser
 ) -> Iterator[LiveServer]:
-    server = LiveServer(tmp_path_factory.mktemp("resilience"), clock=COMPRESSED)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-        for log in server.logs():
-            shutil.copyfile(log, ARTIFACTS / artifact_name(f"resilience-{log.name}"))
+    yield from serve(tmp_path_factory, "resilience", COMPRESSED)
 
 
 class ClosesRecorder(Recorder):

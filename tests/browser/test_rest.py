@@ -20,11 +20,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext
 
-from tests.browser.conftest import recording
 from tests.browser.game_setup import start_game
-from tests.browser.helpers import ARTIFACTS, Phone, Table
+from tests.browser.helpers import Phone, Table
 from tests.browser.live_server import COMPRESSED, LiveServer
-from tests.browser.test_faults import FaultRecorder, recovered, stays_connected
+from tests.browser.test_faults import (
+    FaultRecorder,
+    fault_recorder,
+    recovered,
+    serve,
+    stays_connected,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -72,19 +77,6 @@ HIDE = """(hidden) => {
 TIMINGS = "() => JSON.parse(document.getElementById('splendor-vocabulary').textContent).timings"
 
 
-def serve(
-    tmp_path_factory: pytest.TempPathFactory, name: str, clock: float
-) -> Iterator[LiveServer]:
-    server = LiveServer(tmp_path_factory.mktemp(name), clock=clock)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-        for log in server.logs():
-            (ARTIFACTS / f"{name}-{log.name}").write_bytes(log.read_bytes())
-
-
 @pytest.fixture(scope="module")
 def rest_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator[LiveServer]:
     """This module's server, on the compressed clock."""
@@ -104,25 +96,18 @@ class RestRecorder(FaultRecorder):
         return context
 
 
-def rest_recorder(
-    request: pytest.FixtureRequest, browser: Browser, server: LiveServer
-) -> Iterator[RestRecorder]:
-    recorder = RestRecorder(browser=browser, server=server.server, test_name=request.node.name)
-    yield from recording(request, recorder)
-
-
 @pytest.fixture
 def rec(
     request: pytest.FixtureRequest, browser: Browser, rest_server: LiveServer
 ) -> Iterator[RestRecorder]:
-    yield from rest_recorder(request, browser, rest_server)
+    yield from fault_recorder(request, browser, rest_server, RestRecorder)
 
 
 @pytest.fixture
 def real_rec(
     request: pytest.FixtureRequest, browser: Browser, real_server: LiveServer
 ) -> Iterator[RestRecorder]:
-    yield from rest_recorder(request, browser, real_server)
+    yield from fault_recorder(request, browser, real_server, RestRecorder)
 
 
 # ---------------------------------------------------------------- checks
