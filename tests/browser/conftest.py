@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 
 from tests.browser.helpers import (
     ARTIFACTS,
@@ -41,6 +41,12 @@ from tests.workers import artifact_name
 R = TypeVar("R", bound=Recorder)
 
 LAUNCH_ARGS = ["--disable-background-networking", "--disable-component-update", "--no-first-run"]
+
+# The longest a test waits for a condition it expects on a page (Playwright's assertions;
+# a screen's steps: helpers.Recorder). A condition met early ends the wait at once: this
+# only keeps a busy machine (four workers, each with its browser and server, on two
+# cores) from failing a test whose page took 5 s, Playwright's default, to get there.
+expect.set_options(timeout=20_000)
 
 
 def _in_ci() -> bool:

@@ -520,7 +520,7 @@ class Recorder:
 
     def _context(self, **options: Any) -> BrowserContext:
         context = self.browser.new_context(base_url=self.server.url, **options)
-        context.set_default_timeout(8000)
+        context.set_default_timeout(20_000)  # a condition, on a busy machine
         context.add_init_script(WS_PROBE)
 
         def guard(route: Route) -> None:
