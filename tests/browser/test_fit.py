@@ -248,10 +248,15 @@ def test_the_replay_fits_the_tv_on_its_first_middle_and_last_turn(
 
 
 def _replay_step(tv: Table, step: int) -> None:
-    """Go to a step with the page's own Go to turn form, as a viewer would."""
+    """Go to a step with the page's own Go to turn form, as a viewer would, and wait for
+    the step's #replay to replace the one shown (htmx swaps it): its data-step alone
+    already read 0 on the page as loaded, so the next step's number went into a form
+    about to be replaced, and htmx dropped its request while step 0's was on the way
+    (the replay stayed at 0 on a busy machine)."""
+    tv.page.locator("#replay").evaluate("shown => shown.setAttribute('data-shown', '')")
     tv.page.locator("#replay-turn").fill(str(step))
     tv.page.locator("#replay-go").click()
-    expect(tv.page.locator("#replay")).to_have_attribute("data-step", str(step))
+    expect(tv.page.locator("#replay:not([data-shown])")).to_have_attribute("data-step", str(step))
 
 
 def _the_result_reads_and_steps_aside(tv: Table) -> None:
