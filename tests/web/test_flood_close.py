@@ -69,6 +69,19 @@ def pong(ws: ClientConnection, wait: float = WAIT) -> list[str]:
     return before
 
 
+def answered(live: Live, ws: ClientConnection) -> list[str]:
+    """A heartbeat answered within WAIT, tried again each second (one over the phone's
+    rate is dropped); what came before its answer."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            return pong(ws, wait=1.0)
+        except TimeoutError:
+            continue
+    log = live.log.read_text(errors="replace")[-4000:]
+    pytest.fail(f"the phone's other socket never answered; the server's log:\n{log}")
+
+
 def test_a_flooding_socket_is_closed_with_the_projects_code_and_the_phone_served(
     live: Live,
 ) -> None:
@@ -97,14 +110,10 @@ def test_a_flooding_socket_is_closed_with_the_projects_code_and_the_phone_served
         )
 
         # The phone's other socket still answers (once its shared rate has room again:
-        # a heartbeat over the rate is dropped, and the next one tried).
-        for _attempt in range(int(WAIT)):
-            try:
-                pong(calm, wait=1.0)
-                break
-            except TimeoutError:
-                continue
-        assert pong(calm) == []  # nothing else pending: a plain answer
+        # a heartbeat over the rate is dropped, and the next one tried), and then with
+        # nothing else pending: a plain answer.
+        answered(live, calm)
+        assert answered(live, calm) == []
 
     text = live.log.read_text()
     assert "Traceback" not in text and "invalid close code" not in text, text[-3000:]

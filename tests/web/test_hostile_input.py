@@ -41,6 +41,7 @@ import django
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
+from http.cookies import SimpleCookie
 from urllib.parse import quote
 from django.conf import settings
 from django.db import connection
@@ -88,10 +89,14 @@ failures = []
 requests = 0
 statuses = {}
 
+# One client for every request (a new one builds the middleware again, and WhiteNoise's
+# scan of the static files took most of the run), with no cookie kept from the last one.
+client = Client(raise_request_exception=False, HTTP_HOST="localhost:8000")
+
 def ask(method, route, code, values, who="host", cookie=None):
     global requests
     path = "/" + route.replace("<str:code>", quote(code, safe="", errors="surrogatepass"))
-    client = Client(raise_request_exception=False, HTTP_HOST="localhost:8000")
+    client.cookies = SimpleCookie()
     session = cookie if cookie is not None else SESSIONS[who]
     if session:
         client.cookies[settings.SESSION_COOKIE_NAME] = session
