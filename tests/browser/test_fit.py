@@ -519,6 +519,7 @@ def test_a_four_player_game_fits_phones_in_english_german_and_finnish(
     assert_drawn_in(phones[0].page, fonts, ".status .turn-line")
     tv.add_bot()
     tv.start()
+    tv.put_away()
     for phone in phones:  # each knows whose turn it is
         expect(phone.page.locator("#hand.phase-main, #hand.phase-return")).to_have_count(1)
         phone.settle()

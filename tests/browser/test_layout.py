@@ -70,6 +70,7 @@ def test_phone_layout_at_360_px(recorder: Recorder, fonts: Fonts, tv: Table) -> 
     check_layout(phone, "seated in the lobby")
     tv.add_bot()
     tv.start()
+    tv.put_away()
     expect(phone.page.locator("#hand.phase-main")).to_be_visible()
 
     for turn in range(4):

@@ -84,6 +84,7 @@ def test_a_390_phone_takes_and_buys_without_scrolling(
     phone.join(url, "Aino Aaltonen-Virtanen")
     tv.add_bot()
     tv.start()
+    tv.put_away()
     done: Counter[str] = Counter()
     for turn in range(40):
         phone.wait_turn()
@@ -204,6 +205,7 @@ def test_the_fullest_market_still_fits_a_390_phone(
     for _ in range(bots):
         tv.add_bot()
     tv.start()
+    tv.put_away()
     phone.wait_turn()
     phone.page.evaluate(WORST_MARKET_JS, label)
     phone.shot(f"phone-390-{language}-{bots + 1}p-fullest-market")
