@@ -142,8 +142,8 @@ def fonts_browser(
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """No coverage while a browser test runs (pytest-cov's `no_cover`): the game's code it
     exercises runs in the server's subprocess, out of coverage's sight, and tracing the
-    test's own process only slowed Playwright's side of every page (a third of the
-    suite's CPU went to the workers; coverage stays the same, as `.ci/run` reports)."""
+    test's own process only slows Playwright's side of every page (the total coverage
+    `.ci/run` reports is the same with or without these tests traced)."""
     here = Path(__file__).parent
     for item in items:
         if here in item.path.parents:
