@@ -452,12 +452,16 @@ TURN_FITS_JS = """
   window.scrollTo({top: 0, behavior: "instant"});
   const h = innerHeight, w = innerWidth;
   const need = ["#status", "#turn", ".mine .tokens", ".mine .bonuses", ".market-panel"];
+  // The market is what a person reads in it: its cards, decks and the pay lines hanging
+  // under them (the panel's box adds a margin below the last row that nobody sees cut).
+  const market = [".market-panel .card", ".market-panel .deck", ".market-panel .pay-line"];
   // The step of the turn it is: the gems to take or give back, or the nobles to choose from.
   const step = ["[data-picker] .gem-buttons", "[data-picker] [data-confirm]", ".nobles-choice"];
   const off = [];
   const shown = (el) => { const r = el.getBoundingClientRect(); return r.width && r.height; };
   need.forEach((sel) => { if (!document.querySelector(sel)) off.push(`${sel} missing`); });
-  [...need, ...step].forEach((sel) => document.querySelectorAll(sel).forEach((el) => {
+  const seen = [...need.filter((sel) => sel !== ".market-panel"), ...market, ...step];
+  seen.forEach((sel) => document.querySelectorAll(sel).forEach((el) => {
     if (!shown(el)) return;
     const r = el.getBoundingClientRect();
     if (r.top < -0.5 || r.bottom > h + 0.5 || r.right > w + 0.5)
