@@ -76,7 +76,9 @@ class LiveServer:
             SPLENDOR_HOST=LOOPBACK,  # the QR code encodes a loopback URL
             SPLENDOR_BOT_DELAY="0.05",
             SPLENDOR_SECRET_KEY=secrets.token_urlsafe(50),
-            SPLENDOR_DEBUG="1",  # runserver serves the static files
+            # As the README runs it: no query log, no template reloads, no static re-scan
+            # on each request (WhiteNoise serves the static files either way).
+            SPLENDOR_DEBUG="0",
             SPLENDOR_CLOCK=str(clock),
             PYTHONUNBUFFERED="1",
         )
