@@ -182,7 +182,7 @@ def test_every_figure_prints_beside_the_bare_one_whatever_was_measured() -> None
     with a ratio the test reads, and no ratio of a sample too small to mean anything."""
     import io
 
-    from game.bench.web import TOO_SMALL, Command, ms, ratio
+    from game.bench.web.command import TOO_SMALL, Command, ms, ratio
 
     assert ratio(0.0025, 0.001, (ms(0.0025), ms(0.001))) == "2.5x"
     # The heartbeats' CPU of the issue: 0.000 ms beside 1.579 ms was printed 6.5e-06x.
@@ -211,7 +211,7 @@ def test_every_figure_prints_beside_the_bare_one_whatever_was_measured() -> None
 
 
 def test_games_dealt_ahead_cover_what_a_round_finishes() -> None:
-    from game.bench.web import Phase, Traffic, to_replace
+    from game.bench.web.command import Phase, Traffic, to_replace
 
     def finished(count: int) -> Phase:
         return Phase(500, 3.0, 1.0, [0.01] * 500, Traffic(), count, [], "0 0 0")
@@ -226,7 +226,7 @@ def test_games_dealt_ahead_cover_what_a_round_finishes() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
-    from game.bench.web import (
+    from game.bench.web.command import (
         SEED,
         project_table,
         project_table_in_play,
@@ -253,7 +253,7 @@ def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
 
 
 def test_actions_overlapping_a_replacement_are_told_apart() -> None:
-    from game.bench.web import away_from
+    from game.bench.web.command import away_from
 
     actions = [(0.0, 1.0), (2.0, 3.0), (4.0, 4.5), (5.0, 7.0)]
     replacing = [(2.5, 4.2), (6.0, 6.1)]
