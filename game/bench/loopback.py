@@ -13,7 +13,6 @@ import contextlib
 import math
 import multiprocessing
 import os
-import select
 import signal
 import socket
 import subprocess
@@ -271,41 +270,50 @@ def flood(
     lock = threading.Lock()
 
     def run(ws: ScreenSocket) -> None:
-        sent = answered = 0
-        kept = 1
-        code: int | None = None
-        began = time.monotonic()
-        try:
-            while not stop.is_set():
-                ws.send_json({"hint": True, "version": version})
-                ws.send_json({"sync": True})
-                sent += 2
-                # Read what came back until the next pair is due.
-                due = began + sent / rate
-                while (
-                    ws.pending
-                    or select.select([ws.sock], [], [], max(0.0, due - time.monotonic()))[0]
-                ):
-                    ws.receive()
-                    answered += 1
-                    if not ws.pending and time.monotonic() >= due:
-                        break
-        except (Closed, OSError):
-            kept, code = 0, ws.close_code
+        sent, answered, kept, code = flood_socket(ws, version, rate, stop)
         with lock:
             counts.append((sent, answered, kept))
             if code is not None:
                 closes[code] = closes.get(code, 0) + 1
 
     phones = [ScreenSocket(port, path, session) for _ in range(sockets)]
-    threads = [threading.Thread(target=run, args=(ws,), daemon=True) for ws in phones]
+    in_threads(run, [(ws,) for ws in phones])
+    for ws in phones:
+        ws.close()
+    out.put((*(sum(c[i] for c in counts) for i in range(3)), closes))
+
+
+def flood_socket(
+    ws: ScreenSocket, version: int, rate: float, stop: Any
+) -> tuple[int, int, int, int | None]:
+    """Flood from one socket until `stop` or the server ends it: messages sent, replies
+    read, whether it is still open (1 or 0), and the code the server closed it with."""
+    sent = answered = 0
+    began = time.monotonic()
+    try:
+        while not stop.is_set():
+            ws.send_json({"hint": True, "version": version})
+            ws.send_json({"sync": True})
+            sent += 2
+            # Read what came back until the next pair is due.
+            due = began + sent / rate
+            while ws.readable(due - time.monotonic()):
+                ws.receive()
+                answered += 1
+                if not ws.pending and time.monotonic() >= due:
+                    break
+    except (Closed, OSError):
+        return sent, answered, 0, ws.close_code
+    return sent, answered, 1, None
+
+
+def in_threads(run: Callable[..., None], args: list[tuple[Any, ...]]) -> None:
+    """Run `run` once for each arguments, each in a thread of its own; wait for all."""
+    threads = [threading.Thread(target=run, args=arguments, daemon=True) for arguments in args]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    for ws in phones:
-        ws.close()
-    out.put((*(sum(c[i] for c in counts) for i in range(3)), closes))
 
 
 # What a raw flood writes, frame after frame, as fast as the socket takes them:
@@ -326,6 +334,40 @@ class RawFlood:
     opened: int = 0
     ended: int = 0
     refused: int = 0
+
+    def add(self, other: RawFlood) -> None:
+        for name in ("written", "frames", "opened", "ended", "refused"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def write_raw(
+    ws: ScreenSocket,
+    chunk: bytes,
+    per_chunk: int,
+    pace: float | None,
+    ends: float,
+    done: RawFlood,
+) -> bool:
+    """Write `chunk` (`per_chunk` frames) again and again until `ends`, unpaced or at
+    `pace` frames a second, counting in `done`; close the socket. False if the server
+    stopped reading and the time is over."""
+    ws.sock.settimeout(max(0.1, ends - time.monotonic()))
+    began = time.monotonic()
+    try:
+        while (now := time.monotonic()) < ends:
+            if pace is not None:
+                time.sleep(max(0.0, began + done.frames / pace - now))
+            ws.sock.sendall(chunk)
+            done.written += len(chunk)
+            done.frames += per_chunk
+    except TimeoutError:
+        return False
+    except OSError:
+        done.ended += 1
+    finally:
+        with contextlib.suppress(OSError):
+            ws.sock.close()
+    return True
 
 
 def raw_frames(kind: str, big: int = 1024 * 1024 - 64) -> bytes:
@@ -356,6 +398,7 @@ def raw_flood(
     the time is over. Puts a RawFlood on `out`. Run it in a process of its own."""
     chunk = raw_frames(kind, big)
     per_chunk = 1 if kind in ("big", "unread") else 65536 // len(raw_frames("unread"))
+    pace = rate if kind == "unread" else None
     ends = time.monotonic() + seconds
     total = RawFlood()
     lock = threading.Lock()
@@ -370,34 +413,12 @@ def raw_flood(
                 time.sleep(0.05)
                 continue
             done.opened += 1
-            ws.sock.settimeout(max(0.1, ends - time.monotonic()))
-            began = time.monotonic()
-            try:
-                while (now := time.monotonic()) < ends:
-                    if kind == "unread":
-                        time.sleep(max(0.0, began + done.frames / rate - now))
-                    ws.sock.sendall(chunk)
-                    done.written += len(chunk)
-                    done.frames += per_chunk
-            except TimeoutError:  # the server stopped reading, and the time is over
+            if not write_raw(ws, chunk, per_chunk, pace, ends, done):
                 break
-            except OSError:
-                done.ended += 1
-            finally:
-                with contextlib.suppress(OSError):
-                    ws.sock.close()
         with lock:
-            for name in ("written", "frames", "opened", "ended", "refused"):
-                setattr(total, name, getattr(total, name) + getattr(done, name))
+            total.add(done)
 
-    threads = [
-        threading.Thread(target=run, args=targets[i % len(targets)], daemon=True)
-        for i in range(sockets)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    in_threads(run, [targets[i % len(targets)] for i in range(sockets)])
     out.put(total)
 
 

@@ -17,6 +17,7 @@ from game.bench.web.config import (
     RAW_FLOOD_SOCKETS,
     WAIT,
 )
+from game.bench.web.figures import percentile
 from game.bench.web.target import Target, screen_path
 
 
@@ -30,6 +31,12 @@ class Flood:
     sent: int  # messages the phone's sockets sent
     answered: int  # and the replies they got
     closes: dict[int, int]  # the sockets the server closed, by close code (game.screens.wire)
+
+    def quiet_at(self, fraction: float) -> float:
+        return percentile(self.quiet, fraction)
+
+    def busy_at(self, fraction: float) -> float:
+        return percentile(self.busy, fraction)
 
 
 def round_trips(tv: ScreenSocket, count: int) -> list[float]:

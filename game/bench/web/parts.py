@@ -38,7 +38,7 @@ from game.bench.web.restart import Restart, restart
 from game.bench.web.scale import scale
 from game.bench.web.tables import bare_table, project_table, project_table_in_play
 from game.bench.web.target import Target, phones_shown_away
-from game.bench.web.turns import compare
+from game.bench.web.turns import ServerFigures, compare
 
 Write = Callable[[str], None]
 # The sizes passed on to a part's child process.
@@ -178,14 +178,13 @@ def sqlite_part(options: dict[str, Any], write: Write) -> None:
     ):
         raise CommandError("Refusing to run: the database is not the throwaway file.")
     call_command("migrate", interactive=False, verbosity=0)
-    layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
-    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    server_cpu = cpus[0] if len(cpus) >= 2 else None
+    cpus, server_cpu = pinning()
     where = (
         f"each server pinned to CPU {server_cpu}, the client on the others"
         if server_cpu is not None
         else "servers and client share the CPUs"
     )
+    layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
     write(f"Part 1: one Daphne process, throwaway SQLite, {layer}, DEBUG {settings.DEBUG}; {where}")
     tmp = Path(os.environ["SPLENDOR_BENCH_WEB_TMP"])
     logs = {name: tmp / f"{name}.log" for name in ("project", "bare")}
@@ -199,28 +198,28 @@ def sqlite_part(options: dict[str, Any], write: Write) -> None:
                 ("bare", BARE_APP, bare_env()),
             )
         }
-        targets = sqlite_targets(processes, options["ping_every"])
-        try:
-            done = sqlite_scenarios(targets, processes, options, write)
-        except (Closed, OSError) as error:
-            tails = "\n".join(f"{name}: {log_tail(log)}" for name, log in logs.items())
-            raise CommandError(f"{error}\n{tails}") from None
-        if done is None:
-            return
-        figures, restarts = done
-        for name, log in logs.items():
-            tail = log_tail(log)
-            if figures[name].errors and tail:
-                write(f"{name} server log, without access lines:\n{tail}")
+        done = sqlite_scenarios(processes, logs, options, write)
+    if done is not None:
+        print_part_1(*done, options["restart_after"], write)
+
+
+def pinning() -> tuple[list[int], int | None]:
+    """The CPUs this process may use, and the one the servers are pinned to (None with
+    fewer than two)."""
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    return cpus, cpus[0] if len(cpus) >= 2 else None
+
+
+def print_part_1(
+    figures: dict[str, ServerFigures], restarts: dict[str, Restart], after: float, write: Write
+) -> None:
     for line in report.figures(figures["project"], figures["bare"]):
         write(line)
-    if restarts:
-        for line in report.restarts(
-            restarts["project"], restarts["bare"], options["restart_after"]
-        ):
-            write(line)
-    else:
+    if not restarts:
         write("Restart: skipped (--no-restart)")
+        return
+    for line in report.restarts(restarts["project"], restarts["bare"], after):
+        write(line)
 
 
 def bare_env() -> dict[str, str]:
@@ -248,24 +247,34 @@ def sqlite_targets(processes: dict[str, ServerProcess], ping_every: float) -> di
 
 
 def sqlite_scenarios(
-    targets: dict[str, Target],
     processes: dict[str, ServerProcess],
+    logs: dict[str, Path],
     options: dict[str, Any],
     write: Write,
-) -> tuple[dict[str, Any], dict[str, Restart]] | None:
-    """Part 1's scenarios in order; None after the floods alone (--flood-only)."""
-    if options["flood_only"]:
-        floods(targets["project"], options, write)
-        return None
-    figures = compare(targets, options, printer(write))
-    for line in report.left_out(figures):
-        write(line)
-    if not options["no_flood"]:
-        floods(targets["project"], options, write)
-    restarts = {}
-    if not options["no_restart"]:
-        for name, target in targets.items():
-            restarts[name] = restart_target(name, target, processes[name], options, write)
+) -> tuple[dict[str, ServerFigures], dict[str, Restart]] | None:
+    """Part 1's scenarios in order; None after the floods alone (--flood-only). A
+    server's log is printed (without its access lines) if its games stopped."""
+    targets = sqlite_targets(processes, options["ping_every"])
+    try:
+        if options["flood_only"]:
+            floods(targets["project"], options, write)
+            return None
+        figures = compare(targets, options, printer(write))
+        for line in report.left_out(figures):
+            write(line)
+        if not options["no_flood"]:
+            floods(targets["project"], options, write)
+        restarts = {}
+        if not options["no_restart"]:
+            for name, target in targets.items():
+                restarts[name] = restart_target(name, target, processes[name], options, write)
+    except (Closed, OSError) as error:
+        tails = "\n".join(f"{name}: {log_tail(log)}" for name, log in logs.items())
+        raise CommandError(f"{error}\n{tails}") from None
+    for name, log in logs.items():
+        tail = log_tail(log)
+        if figures[name].errors and tail:
+            write(f"{name} server log, without access lines:\n{tail}")
     return figures, restarts
 
 

@@ -144,13 +144,13 @@ def _rounds(result: Rounds) -> list[str]:
     return said
 
 
-@lines.register
-def _heartbeats(costs: dict) -> list[str]:  # type: ignore[type-arg]
+@lines.register(dict)
+def _heartbeats(costs: dict[str, Heartbeats]) -> list[str]:
+    """The heartbeats alone, each server's (none: skipped)."""
     if not costs:
         return ["Heartbeats alone: skipped (no heartbeats)"]
     said = []
     for name, cost in costs.items():
-        assert isinstance(cost, Heartbeats)
         said.append(
             f"{name} heartbeats alone: {cost.pings:,} pings from {cost.screens} screens in "
             f"{cost.elapsed:.1f} s, server CPU {cost.spent / cost.elapsed:.1%} of a core "
@@ -161,14 +161,14 @@ def _heartbeats(costs: dict) -> list[str]:  # type: ignore[type-arg]
 
 @lines.register
 def _flood(result: Flood) -> list[str]:
-    quiet, busy = percentile(result.quiet, 0.5), percentile(result.busy, 0.5)
+    quiet, busy = result.quiet_at(0.5), result.busy_at(0.5)
     slower = ratio(busy, quiet, (ms(busy), ms(quiet)))
     return [
         f"flood: another game's TV heartbeat round trip, median {ms(quiet)} quiet, "
         f"{ms(busy)} while one phone floods from {FLOOD_SOCKETS} sockets at "
         f"{FLOOD_RATE:g} messages/s each "
-        f"({slower}, target <= 2x; p90 {ms(percentile(result.quiet, 0.9))} "
-        f"and {ms(percentile(result.busy, 0.9))}); the server kept {result.kept} of "
+        f"({slower}, target <= 2x; p90 {ms(result.quiet_at(0.9))} "
+        f"and {ms(result.busy_at(0.9))}); the server kept {result.kept} of "
         f"the phone's sockets open (closed: {closed(result.closes)}), and answered "
         f"{result.answered} of its {result.sent} messages"
     ]
@@ -209,7 +209,7 @@ def restart(name: str, result: Restart, ping_every: float) -> list[str]:
         f"{current} ({result.sockets_meanwhile:.2f} sockets opened per screen meanwhile); "
         f"in the {result.after:.0f} s after: {sum(result.reconnects)} new sockets from "
         f"{len(moved)} screens (most from one: {max(result.reconnects, default=0)}), "
-        f"{len(result.latencies)} actions, p99 {ms(percentile(result.latencies, 0.99))}, "
+        f"{len(result.latencies)} actions, p99 {ms(result.latency(0.99))}, "
         f"{result.lost} lost; load average {result.load}",
         f"{name} restart p99 by {BUCKET:g} s after: " + buckets_said(result.buckets),
     ]
@@ -230,8 +230,8 @@ def left_out(figures: dict[str, ServerFigures]) -> list[str]:
 # prints, its target.
 Figure = tuple[str, Callable[[ServerFigures], float], Callable[[float], str], str]
 FIGURES: list[Figure] = [
-    ("1 game: latency p50", lambda r: r.latency("alone", 0.5), ms, ""),
-    ("1 game: latency p99", lambda r: r.latency("alone", 0.99), ms, "<= 5x bare"),
+    ("1 game: latency p50", lambda r: r.alone.latency(0.5), ms, ""),
+    ("1 game: latency p99", lambda r: r.alone.latency(0.99), ms, "<= 5x bare"),
     ("busy games: actions/s (wall)", lambda r: r.busy.rate, rate, ""),
     (
         "busy games: actions per server CPU-second",
@@ -243,7 +243,7 @@ FIGURES: list[Figure] = [
     ("paced games: sustained actions/s", lambda r: r.paced.rate, rate, "= games/s"),
     (
         "paced games: latency p99",
-        lambda r: r.latency("paced", 0.99),
+        lambda r: r.paced.latency(0.99),
         ms,
         "<= 150 ms, <= 3x bare",
     ),
@@ -314,30 +314,27 @@ def figures(project: ServerFigures, bare: ServerFigures) -> list[str]:
 def restarts(project: Restart, bare: Restart, after: float) -> list[str]:
     """The restart figures beside the bare server's, as the table above."""
 
-    def current(r: Restart) -> float:
-        return r.current if r.current is not None else math.inf
-
     return table(
         [
             ("restart: kill to listening again", project.down, bare.down, ms, ""),
             (
                 "restart: listening to every screen current",
-                current(project),
-                current(bare),
+                project.current_or_never(),
+                bare.current_or_never(),
                 ms,
                 "<= 10 s (500 screens)",
             ),
             (
                 f"restart: reconnects per screen, {after:g} s after",
-                sum(project.reconnects) / max(1, project.screens),
-                sum(bare.reconnects) / max(1, bare.screens),
+                project.reconnects_per_screen(),
+                bare.reconnects_per_screen(),
                 count,
                 "0",
             ),
             (
                 f"restart: latency p99, {after:g} s after",
-                percentile(project.latencies, 0.99),
-                percentile(bare.latencies, 0.99),
+                project.latency(0.99),
+                bare.latency(0.99),
                 ms,
                 "",
             ),
@@ -358,7 +355,7 @@ def _scale_round(result: ScaleRound) -> list[str]:
     name = "1 worker" if result.workers == 1 else f"2 workers, {result.kind}"
     return [
         f"Round {result.round}, {name}: "
-        f"{phase.rate:,.1f} actions/s, p99 {ms(percentile(phase.latencies, 0.99))}, "
+        f"{phase.rate:,.1f} actions/s, p99 {ms(phase.latency(0.99))}, "
         f"server CPU {ms(phase.cpu / max(1, phase.actions))} an action"
         f"{per_action(phase.database_cpu, phase.actions, ', PostgreSQL')}"
         f"{per_action(phase.client_cpu, phase.actions, ', client')}"

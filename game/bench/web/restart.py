@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from game.bench.client import Closed, clock
 from game.bench.loopback import ServerProcess
 from game.bench.web.config import RESTART_BEFORE, RESTART_DOWN, RESTART_WAIT, SEED, WAIT
-from game.bench.web.figures import bucket_p99s, load
+from game.bench.web.figures import bucket_p99s, load, percentile
 from game.bench.web.live import LiveGame, LiveScreen
 from game.bench.web.target import Target
 
@@ -34,6 +35,15 @@ class Restart:
     # The p99 of each BUCKET seconds of that window: a step at the presence interval (every
     # screen reconnected at once, so refreshed in step) shows as some buckets far above.
     buckets: list[float] = field(default_factory=list)
+
+    def latency(self, fraction: float) -> float:
+        return percentile(self.latencies, fraction)
+
+    def reconnects_per_screen(self) -> float:
+        return sum(self.reconnects) / max(1, self.screens)
+
+    def current_or_never(self) -> float:
+        return self.current if self.current is not None else math.inf
 
 
 @dataclass

@@ -111,9 +111,6 @@ class ServerFigures:
     def calm_p99(self) -> float:
         return percentile(self.paced.calm_latencies, 0.99)
 
-    def latency(self, phase: str, fraction: float) -> float:
-        return percentile(self.phases[phase].latencies, fraction)
-
 
 Shown = Callable[[object], None]  # hands each result to the report as it is measured
 
