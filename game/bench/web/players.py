@@ -234,6 +234,13 @@ class Phase:
         """The servers' CPU as a share of one core."""
         return self.cpu / self.elapsed if self.elapsed else 0.0
 
+    def share_of_core(self) -> float:
+        """The same, as the rounds print it (a measurement never takes no time)."""
+        return self.cpu / max(1e-9, self.elapsed)
+
+    def pings_per_second(self) -> float:
+        return self.pings / max(1e-9, self.elapsed)
+
 
 def pooled(phases: Sequence[Phase]) -> Phase:
     """Several measurements of the same games taken together."""

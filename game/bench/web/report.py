@@ -1,5 +1,5 @@
-"""The web benchmark's printed figures: every function here formats results, none
-measures or computes them."""
+"""The web benchmark's printed lines and tables: each function formats the results the
+scenarios returned, reading their figures from them (nothing here measures)."""
 
 from __future__ import annotations
 
@@ -91,11 +91,12 @@ def table(rows: list[Row]) -> list[str]:
 
 def by_round(rounds: list[Phase]) -> str:
     """The servers' CPU in each round, as a share of one core."""
-    return ", ".join(f"{r.cpu / max(1e-9, r.elapsed):.0%}" for r in rounds)
+    return ", ".join(f"{r.share_of_core():.0%}" for r in rounds)
 
 
-def errors_said(errors: list[str], lead: str = " (", end: str = ")") -> str:
-    return f"{lead}{errors[0]}{end}" if errors else ""
+def errors_said(errors: list[str]) -> str:
+    """The first reason games stopped, if any did."""
+    return f" ({errors[0]})" if errors else ""
 
 
 def buckets_said(buckets: list[float]) -> str:
@@ -128,7 +129,7 @@ def _rounds(result: Rounds) -> list[str]:
     if result.in_play:
         pace += ", joined at every stage of a game"
     if phase.pings:
-        pace += f", {phase.pings / max(1e-9, phase.elapsed):,.1f} heartbeats/s"
+        pace += f", {phase.pings_per_second():,.1f} heartbeats/s"
     # The server's CPU in each round, as a share of one core: a figure that grows round
     # by round would be the server's, not the machine's.
     said.append(
