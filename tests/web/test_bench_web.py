@@ -252,3 +252,20 @@ def test_actions_overlapping_a_replacement_are_told_apart() -> None:
     # The first action ran before any replacement; the others overlapped one.
     assert away_from(actions, replacing) == [1.0]
     assert away_from(actions, []) == [1.0, 1.0, 0.5, 2.0]
+
+
+def test_a_screen_backs_off_as_the_page_does() -> None:
+    """The restart's screens wait as static/js/app.js does: the first retry soon, then
+    doubling up to the cap, each wait with its jitter (half to all of it)."""
+    import random
+
+    from game.bench.web.config import RECONNECT_BASE, RECONNECT_CAP, RECONNECT_FIRST
+    from game.bench.web.live import backoff
+
+    rng = random.Random(1)
+    for _ in range(50):
+        assert RECONNECT_FIRST[0] <= backoff(1, rng) <= RECONNECT_FIRST[1]
+        for attempt in range(2, 12):
+            wait = min(RECONNECT_CAP, RECONNECT_BASE * 2 ** (attempt - 1))
+            assert wait / 2 <= backoff(attempt, rng) <= wait
+    assert backoff(11, rng) >= RECONNECT_CAP / 2  # capped, not grown without end
