@@ -8,7 +8,7 @@ throwaway PostgreSQL databases have random names. What the workers would otherwi
 share is here:
 
 - a Redis database for a test's servers, claimed for the test and emptied after it
-  (`own_redis_db`, game.bench.loopback's, which bench_web claims its own with). The
+  (`own_redis_db`, game.bench.scratch's, which bench_web claims its own with). The
   channel layer's pub/sub names ignore Redis's database number and carry it in their
   prefix instead (`splendor<n>:`, splendor_site/settings.py), so servers on different
   databases never hear each other's games, whose ids start at 1 in every throwaway
@@ -25,8 +25,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from game.bench import loopback
-from game.bench.loopback import RedisDb
+from game.bench import scratch
+from game.bench.scratch import RedisDb
 
 # "gw0", "gw1", … under pytest-xdist; "" in a run without it.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
@@ -37,9 +37,9 @@ def own_redis_db() -> Iterator[RedisDb]:
     """Claim an empty Redis database nobody uses for this test; yield it (its `url` for
     the servers' REDIS_URL, its `prefix`, a `client`); empty it afterwards."""
     try:
-        with loopback.own_redis_db(f"{WORKER or 'pytest'} pid {os.getpid()}") as database:
+        with scratch.own_redis_db(f"{WORKER or 'pytest'} pid {os.getpid()}") as database:
             yield database
-    except loopback.NoFreeRedisDb as error:
+    except scratch.NoFreeRedisDb as error:
         pytest.fail(str(error))
 
 

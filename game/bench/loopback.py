@@ -2,108 +2,36 @@
 
 `runserver` starts the real server (Daphne via runserver) on a free 127.0.0.1
 port, `daphne` any ASGI application; `cpu_seconds` and `rss_bytes` read what a
-server process used from /proc (Linux). `MiniWebSocket` talks to it as a phone
-or TV would, with a session cookie and an Origin header (the `websockets`
-package's protocol on a plain blocking socket).
+server process used from /proc (Linux); `flood` and `raw_flood` are clients that
+flood it (game.bench.client's screens, and raw frames).
 Nothing here connects anywhere but 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import multiprocessing
 import os
-import re
-import select
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import redis
-from websockets.client import ClientProtocol
 from websockets.frames import Frame, Opcode
-from websockets.protocol import State
-from websockets.typing import Origin
-from websockets.uri import parse_uri
 
+from game.bench.client import LOOPBACK, SOCKET_TIMEOUT, Closed, ScreenSocket, clock
 from game.web.inbound import MAX_FRAME_BYTES
 
-LOOPBACK = "127.0.0.1"
-SOCKET_TIMEOUT = 10.0  # seconds a screen may take to show an action before it counts as lost
-VERSION = re.compile(r'id="(?:screen|hand)(?:-meta)?"[^>]*?data-version="(\d+)"')
-HAND_VERSION = re.compile(r'id="hand(?:-meta)?"[^>]*?data-version="(\d+)"')
-clock = time.perf_counter
 # Seconds a server may take to listen: importing Django and its checks took over 30 s on
 # a 2-core machine running tests in parallel (as the browser tests' server may, 120 s).
 STARTUP_TIMEOUT = 120.0
-
-REDIS_PORT = 6379
-# The Redis databases a benchmark or a test may claim for its servers, the highest first:
-# 0 is a developer's own server's (a REDIS_URL without a number). Redis has 16 unless
-# configured otherwise.
-REDIS_DBS = tuple(range(15, 0, -1))
-REDIS_CLAIM = "splendor-claimed-by"  # the key that claims a database
-REDIS_CLAIM_SECONDS = 3600  # a claim left by a killed run frees its database after this
-
-
-@dataclass(frozen=True)
-class RedisDb:
-    """A Redis database claimed for one run: its number, its URL for REDIS_URL, a client."""
-
-    index: int
-    url: str
-    client: redis.Redis
-
-    @property
-    def prefix(self) -> str:
-        """The channel layer's prefix of a server on this database: its pub/sub names
-        (splendor_site.settings; pub/sub ignores database numbers)."""
-        return f"splendor{self.index}:"
-
-
-class NoFreeRedisDb(RuntimeError):
-    """Every database of REDIS_DBS holds data or is in use."""
-
-
-@contextlib.contextmanager
-def own_redis_db(owner: str) -> Iterator[RedisDb]:
-    """Claim an empty Redis database nobody uses; yield it; empty it afterwards.
-
-    Servers on different databases never hear each other's games (the channel layer's
-    names carry the number), whose ids start at 1 in every throwaway database: parallel
-    tests, two test runs and a benchmark can share one Redis. A database that holds
-    anything, or on whose channel names a server listens, is someone else's and is never
-    flushed; the claim is a key set only if absent (SET NX), so two processes asking at
-    once take different ones. Raises NoFreeRedisDb if none is free.
-    """
-    for index in REDIS_DBS:
-        client = redis.Redis(host=LOOPBACK, port=REDIS_PORT, db=index, socket_timeout=5)
-        try:
-            free = client.dbsize() == 0 and not client.pubsub_channels(f"splendor{index}:*")
-            claimed = free and client.set(REDIS_CLAIM, owner, nx=True, ex=REDIS_CLAIM_SECONDS)
-        except redis.ResponseError:  # "DB index is out of range": fewer databases
-            claimed = False
-        if claimed:
-            break
-        client.close()
-    else:
-        raise NoFreeRedisDb(f"no free Redis database among {REDIS_DBS} on port {REDIS_PORT}")
-    try:
-        yield RedisDb(index, f"redis://{LOOPBACK}:{REDIS_PORT}/{index}", client)
-    finally:
-        with contextlib.suppress(redis.RedisError):
-            client.flushdb()  # the claim too
-        client.close()
 
 
 def free_port() -> int:
@@ -319,165 +247,6 @@ def run_child(
         process.wait()
 
 
-class Closed(Exception):
-    """The server closed the websocket (`code`: the code of its close frame, one of
-    game.screens.wire's for the project's own reasons), or it broke (`code` None)."""
-
-    def __init__(self, message: str, code: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class MiniWebSocket:
-    """A blocking loopback websocket client, as a phone or TV talks to the server (a
-    session cookie, an Origin header), on a plain socket the caller can wait on with
-    select(). The protocol (handshake, framing, masking, answering pings, closing) is
-    the `websockets` package's (its Sans-I/O ClientProtocol), with no thread of its own:
-    a benchmark holds hundreds of these. One thread reads; any thread may send."""
-
-    def __init__(self, port: int, path: str, session: str) -> None:
-        self.sock = socket.create_connection((LOOPBACK, port), timeout=SOCKET_TIMEOUT)
-        # What the server sent since the last reset: text messages and their bytes.
-        self.messages = 0
-        self.received = 0
-        self.pongs = 0  # heartbeat answers, counted apart from the traffic above
-        self.protocol = ClientProtocol(
-            parse_uri(f"ws://{LOOPBACK}:{port}{path}"), origin=Origin(f"http://{LOOPBACK}:{port}")
-        )
-        self.frames: deque[Frame] = deque()  # received, not yet read
-        self.ended = False
-        self.lock = threading.Lock()  # the protocol's state, shared by reader and senders
-        request = self.protocol.connect()
-        request.headers["Cookie"] = f"sessionid={session}"
-        with self.lock:
-            self.protocol.send_request(request)
-            self._flush()
-        try:
-            for _read in range(1000):
-                if self.protocol.handshake_exc is not None:
-                    raise Closed(f"handshake refused: {self.protocol.handshake_exc}")
-                if self.protocol.state is not State.CONNECTING:
-                    break
-                self._pull()
-            else:
-                raise Closed("no handshake answer")
-        except BaseException:
-            with contextlib.suppress(OSError):
-                self.sock.close()
-            raise
-
-    @property
-    def close_code(self) -> int | None:
-        """The code of the close frame the server sent, once one arrived (else None)."""
-        received = self.protocol.close_rcvd
-        return None if received is None else received.code
-
-    @property
-    def pending(self) -> bool:
-        """Whether frames already received wait to be read (select() would not show them)."""
-        return bool(self.frames)
-
-    def _flush(self) -> None:
-        """Write what the protocol has to send (the caller holds the lock)."""
-        for data in self.protocol.data_to_send():
-            if data:
-                self.sock.sendall(data)
-            else:  # the protocol's end of stream: half-close
-                with contextlib.suppress(OSError):
-                    self.sock.shutdown(socket.SHUT_WR)
-
-    def _pull(self) -> None:
-        """Read once from the socket and keep the frames it completed."""
-        if self.ended:
-            raise Closed("connection ended")
-        data = self.sock.recv(65536)
-        with self.lock:
-            if data:
-                self.protocol.receive_data(data)
-            else:
-                self.ended = True
-                self.protocol.receive_eof()
-            self._flush()  # a pong for a ping, the answer to a close
-            events = self.protocol.events_received()
-        self.frames.extend(event for event in events if isinstance(event, Frame))
-        if not data and not self.frames:
-            raise Closed("connection ended")
-
-    def send_json(self, message: Any) -> None:
-        with self.lock:
-            if self.protocol.state is not State.OPEN:
-                raise Closed("the connection is closing")
-            self.protocol.send_text(json.dumps(message).encode())
-            self._flush()
-
-    def receive(self) -> str:
-        parts: list[bytes] = []
-        for _frame in range(10_000):
-            while not self.frames:
-                self._pull()
-            frame = self.frames.popleft()
-            if frame.opcode is Opcode.CLOSE:
-                code = self.close_code
-                raise Closed(f"closed by the server with code {code}", code)
-            if frame.opcode in (Opcode.TEXT, Opcode.CONT):
-                parts.append(frame.data)
-                if frame.fin:
-                    message = b"".join(parts)
-                    if message == b"pong":
-                        self.pongs += 1
-                    else:
-                        self.messages += 1
-                        self.received += len(message)
-                    return message.decode()
-        raise Closed("endless fragments")
-
-    def read_until(self, found: Callable[[str], bool], until: float, what: str) -> None:
-        """Read messages until one is `found`; Closed if none is by `until`."""
-        for _message in range(1000):
-            left = until - clock()
-            if left <= 0:
-                break
-            self.sock.settimeout(left)
-            try:
-                if found(self.receive()):
-                    return
-            except TimeoutError:
-                break
-        raise Closed(f"{what} did not arrive in time")
-
-    def wait_version(self, version: int, until: float) -> None:
-        """Read messages until one shows this version or a later one."""
-
-        def shows(message: str) -> bool:
-            match = VERSION.search(message)
-            return match is not None and int(match.group(1)) >= version
-
-        self.read_until(shows, until, f"version {version}")
-
-    def settle(self, until: float) -> None:
-        """Send a heartbeat and read until its answer: whatever the server had queued for
-        this screen before it (a newly connected phone shown on the TV) has arrived."""
-        self.send_json({"ping": True})
-        self.read_until(lambda message: message == "pong", until, "the heartbeat's answer")
-
-    def until_version(self, version: int) -> str:
-        """Return the first message whose phone hand shows exactly this version."""
-        for _ in range(50):
-            message = self.receive()
-            match = HAND_VERSION.search(message)
-            if match and int(match.group(1)) == version:
-                return message
-        raise AssertionError(f"version {version} never arrived")
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError), self.lock:
-            if self.protocol.state is State.OPEN:
-                self.protocol.send_close(1000)
-                self._flush()
-        with contextlib.suppress(OSError):
-            self.sock.close()
-
-
 def flood(
     port: int,
     path: str,
@@ -500,42 +269,51 @@ def flood(
     closes: dict[int, int] = {}
     lock = threading.Lock()
 
-    def run(ws: MiniWebSocket) -> None:
-        sent = answered = 0
-        kept = 1
-        code: int | None = None
-        began = time.monotonic()
-        try:
-            while not stop.is_set():
-                ws.send_json({"hint": True, "version": version})
-                ws.send_json({"sync": True})
-                sent += 2
-                # Read what came back until the next pair is due.
-                due = began + sent / rate
-                while (
-                    ws.pending
-                    or select.select([ws.sock], [], [], max(0.0, due - time.monotonic()))[0]
-                ):
-                    ws.receive()
-                    answered += 1
-                    if not ws.pending and time.monotonic() >= due:
-                        break
-        except (Closed, OSError):
-            kept, code = 0, ws.close_code
+    def run(ws: ScreenSocket) -> None:
+        sent, answered, kept, code = flood_socket(ws, version, rate, stop)
         with lock:
             counts.append((sent, answered, kept))
             if code is not None:
                 closes[code] = closes.get(code, 0) + 1
 
-    phones = [MiniWebSocket(port, path, session) for _ in range(sockets)]
-    threads = [threading.Thread(target=run, args=(ws,), daemon=True) for ws in phones]
+    phones = [ScreenSocket(port, path, session) for _ in range(sockets)]
+    in_threads(run, [(ws,) for ws in phones])
+    for ws in phones:
+        ws.close()
+    out.put((*(sum(c[i] for c in counts) for i in range(3)), closes))
+
+
+def flood_socket(
+    ws: ScreenSocket, version: int, rate: float, stop: Any
+) -> tuple[int, int, int, int | None]:
+    """Flood from one socket until `stop` or the server ends it: messages sent, replies
+    read, whether it is still open (1 or 0), and the code the server closed it with."""
+    sent = answered = 0
+    began = time.monotonic()
+    try:
+        while not stop.is_set():
+            ws.send_json({"hint": True, "version": version})
+            ws.send_json({"sync": True})
+            sent += 2
+            # Read what came back until the next pair is due.
+            due = began + sent / rate
+            while ws.readable(due - time.monotonic()):
+                ws.receive()
+                answered += 1
+                if not ws.pending and time.monotonic() >= due:
+                    break
+    except (Closed, OSError):
+        return sent, answered, 0, ws.close_code
+    return sent, answered, 1, None
+
+
+def in_threads(run: Callable[..., None], args: list[tuple[Any, ...]]) -> None:
+    """Run `run` once for each arguments, each in a thread of its own; wait for all."""
+    threads = [threading.Thread(target=run, args=arguments, daemon=True) for arguments in args]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    for ws in phones:
-        ws.close()
-    out.put((*(sum(c[i] for c in counts) for i in range(3)), closes))
 
 
 # What a raw flood writes, frame after frame, as fast as the socket takes them:
@@ -556,6 +334,40 @@ class RawFlood:
     opened: int = 0
     ended: int = 0
     refused: int = 0
+
+    def add(self, other: RawFlood) -> None:
+        for name in ("written", "frames", "opened", "ended", "refused"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def write_raw(
+    ws: ScreenSocket,
+    chunk: bytes,
+    per_chunk: int,
+    pace: float | None,
+    ends: float,
+    done: RawFlood,
+) -> bool:
+    """Write `chunk` (`per_chunk` frames) again and again until `ends`, unpaced or at
+    `pace` frames a second, counting in `done`; close the socket. False if the server
+    stopped reading and the time is over."""
+    ws.sock.settimeout(max(0.1, ends - time.monotonic()))
+    began = time.monotonic()
+    try:
+        while (now := time.monotonic()) < ends:
+            if pace is not None:
+                time.sleep(max(0.0, began + done.frames / pace - now))
+            ws.sock.sendall(chunk)
+            done.written += len(chunk)
+            done.frames += per_chunk
+    except TimeoutError:
+        return False
+    except OSError:
+        done.ended += 1
+    finally:
+        with contextlib.suppress(OSError):
+            ws.sock.close()
+    return True
 
 
 def raw_frames(kind: str, big: int = 1024 * 1024 - 64) -> bytes:
@@ -586,6 +398,7 @@ def raw_flood(
     the time is over. Puts a RawFlood on `out`. Run it in a process of its own."""
     chunk = raw_frames(kind, big)
     per_chunk = 1 if kind in ("big", "unread") else 65536 // len(raw_frames("unread"))
+    pace = rate if kind == "unread" else None
     ends = time.monotonic() + seconds
     total = RawFlood()
     lock = threading.Lock()
@@ -594,40 +407,18 @@ def raw_flood(
         done = RawFlood()
         while time.monotonic() < ends:
             try:
-                ws = MiniWebSocket(port, path, session)
+                ws = ScreenSocket(port, path, session)
             except (Closed, OSError):
                 done.refused += 1
                 time.sleep(0.05)
                 continue
             done.opened += 1
-            ws.sock.settimeout(max(0.1, ends - time.monotonic()))
-            began = time.monotonic()
-            try:
-                while (now := time.monotonic()) < ends:
-                    if kind == "unread":
-                        time.sleep(max(0.0, began + done.frames / rate - now))
-                    ws.sock.sendall(chunk)
-                    done.written += len(chunk)
-                    done.frames += per_chunk
-            except TimeoutError:  # the server stopped reading, and the time is over
+            if not write_raw(ws, chunk, per_chunk, pace, ends, done):
                 break
-            except OSError:
-                done.ended += 1
-            finally:
-                with contextlib.suppress(OSError):
-                    ws.sock.close()
         with lock:
-            for name in ("written", "frames", "opened", "ended", "refused"):
-                setattr(total, name, getattr(total, name) + getattr(done, name))
+            total.add(done)
 
-    threads = [
-        threading.Thread(target=run, args=targets[i % len(targets)], daemon=True)
-        for i in range(sockets)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    in_threads(run, [targets[i % len(targets)] for i in range(sockets)])
     out.put(total)
 
 
@@ -649,7 +440,7 @@ class RawFloodRun:
         return max(0, self.rss_peak - self.rss_before)
 
 
-def round_trip_times(ws: MiniWebSocket, count: int, until: float = math.inf) -> list[float]:
+def round_trip_times(ws: ScreenSocket, count: int, until: float = math.inf) -> list[float]:
     """Time up to `count` heartbeats of a screen, a tenth of a second apart (within a
     screen's rate), stopping at `until`; a heartbeat that takes SOCKET_TIMEOUT raises."""
     times = []
@@ -666,7 +457,7 @@ def round_trip_times(ws: MiniWebSocket, count: int, until: float = math.inf) -> 
 def measure_raw_flood(
     pid: int,
     port: int,
-    screen: MiniWebSocket,
+    screen: ScreenSocket,
     targets: list[tuple[str, str]],
     kind: str,
     sockets: int,

@@ -40,8 +40,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from game.bench.loopback import VERSION, rss_bytes, run_child
-from game.bench.web import SEATS, Table, greedy_bots, project_table
+from game.bench.client import VERSION
+from game.bench.loopback import rss_bytes, run_child
+from game.bench.web.config import SEATS
+from game.bench.web.tables import Table, greedy_bots, project_table
 from game.models import Game
 from game.writer import services
 

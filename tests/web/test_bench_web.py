@@ -180,9 +180,7 @@ def test_every_figure_prints_beside_the_bare_one_whatever_was_measured() -> None
     """What a busy machine may measure: a CPU sample of 0 or a few ticks, a difference
     of two samples below 0, a figure never measured (inf, nan). The table prints each
     with a ratio the test reads, and no ratio of a sample too small to mean anything."""
-    import io
-
-    from game.bench.web import TOO_SMALL, Command, ms, ratio
+    from game.bench.web.report import TOO_SMALL, ms, ratio, table
 
     assert ratio(0.0025, 0.001, (ms(0.0025), ms(0.001))) == "2.5x"
     # The heartbeats' CPU of the issue: 0.000 ms beside 1.579 ms was printed 6.5e-06x.
@@ -190,7 +188,6 @@ def test_every_figure_prints_beside_the_bare_one_whatever_was_measured() -> None
     assert ratio(0.0, 0.0016) == ratio(-0.02, 0.05) == ratio(0.05, -0.02) == TOO_SMALL
     # Nothing to compare: a figure not measured, or none on the bare server.
     assert ratio(math.inf, 1.0) == ratio(math.nan, 1.0) == ratio(0.0016, 0.0) == "-"
-    out = io.StringIO()
     rows = [
         ("heartbeats alone: server CPU per ping", 1.03e-8, 0.001579, ms, "<= 0.1 ms"),
         ("paced games: heartbeat share of server CPU", -0.04, 0.05, lambda v: f"{v:.0%}", ""),
@@ -199,8 +196,7 @@ def test_every_figure_prints_beside_the_bare_one_whatever_was_measured() -> None
         ("busy games: actions/s (wall)", 1234.5, 0.0, lambda v: f"{v:,.1f}/s", ""),
         ("1 game: latency p50", 0.0042, 0.0015, ms, ""),
     ]
-    Command(stdout=out).print_rows(rows)
-    printed = out.getvalue().splitlines()[1:]
+    printed = table(rows)[1:]
     assert len(printed) == len(rows), printed
     ratios = []
     for (label, *_), line in zip(rows, printed, strict=True):
@@ -211,7 +207,7 @@ def test_every_figure_prints_beside_the_bare_one_whatever_was_measured() -> None
 
 
 def test_games_dealt_ahead_cover_what_a_round_finishes() -> None:
-    from game.bench.web import Phase, Traffic, to_replace
+    from game.bench.web.players import Phase, Traffic, to_replace
 
     def finished(count: int) -> Phase:
         return Phase(500, 3.0, 1.0, [0.01] * 500, Traffic(), count, [], "0 0 0")
@@ -226,12 +222,8 @@ def test_games_dealt_ahead_cover_what_a_round_finishes() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
-    from game.bench.web import (
-        SEED,
-        project_table,
-        project_table_in_play,
-        script,
-    )
+    from game.bench.web.config import SEED
+    from game.bench.web.tables import project_table, project_table_in_play, script
     from game.engine.rules import replay
     from game.models import Game
     from game.writer import services
@@ -253,10 +245,27 @@ def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
 
 
 def test_actions_overlapping_a_replacement_are_told_apart() -> None:
-    from game.bench.web import away_from
+    from game.bench.web.figures import away_from
 
     actions = [(0.0, 1.0), (2.0, 3.0), (4.0, 4.5), (5.0, 7.0)]
     replacing = [(2.5, 4.2), (6.0, 6.1)]
     # The first action ran before any replacement; the others overlapped one.
     assert away_from(actions, replacing) == [1.0]
     assert away_from(actions, []) == [1.0, 1.0, 0.5, 2.0]
+
+
+def test_a_screen_backs_off_as_the_page_does() -> None:
+    """The restart's screens wait as static/js/app.js does: the first retry soon, then
+    doubling up to the cap, each wait with its jitter (half to all of it)."""
+    import random
+
+    from game.bench.web.config import RECONNECT_BASE, RECONNECT_CAP, RECONNECT_FIRST
+    from game.bench.web.live import backoff
+
+    rng = random.Random(1)
+    for _ in range(50):
+        assert RECONNECT_FIRST[0] <= backoff(1, rng) <= RECONNECT_FIRST[1]
+        for attempt in range(2, 12):
+            wait = min(RECONNECT_CAP, RECONNECT_BASE * 2 ** (attempt - 1))
+            assert wait / 2 <= backoff(attempt, rng) <= wait
+    assert backoff(11, rng) >= RECONNECT_CAP / 2  # capped, not grown without end

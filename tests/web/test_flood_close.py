@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
-from game.bench.loopback import LOOPBACK
+from game.bench.client import LOOPBACK
 from game.screens.wire import Close
 from game.web import limits
 from tests.web.test_restart import SETUP, environment, run_python, server

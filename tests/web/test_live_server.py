@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from game.bench.loopback import LOOPBACK, Closed, MiniWebSocket, runserver
+from game.bench.client import LOOPBACK, Closed, ScreenSocket
+from game.bench.loopback import runserver
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 NAMES = ("Łukasz", "Ελένη", "Zoë 🦄", "Jürgen")
@@ -144,7 +145,7 @@ def test_an_unknown_websocket_path_is_refused(live: tuple[int, Path, str]) -> No
     port, _log, _key = live
     for path in ("/ws/nope/", "/ws/game/ABCDEF/kitchen/", "/"):
         with pytest.raises(Closed):
-            MiniWebSocket(port, path, session="")
+            ScreenSocket(port, path, session="")
 
 
 def test_the_server_log_shows_no_traceback(live: tuple[int, Path, str]) -> None:

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from game.bench.loopback import LOOPBACK, Server, daphne, free_port, serve
-from tests.web.test_restart import BASE_DIR, MiniWebSocket, environment, http_get, run_python
+from game.bench.client import LOOPBACK, ScreenSocket
+from game.bench.loopback import Server, daphne, free_port, serve
+from tests.web.test_restart import BASE_DIR, environment, http_get, run_python
 from tests.web.test_scale_out import SETUP, first_view, throwaway_database, wait_for_version
 from tests.web.test_settings import require_service
 from tests.workers import own_redis_db
@@ -111,7 +112,7 @@ def play_through_the_proxy(proxy: int, game: dict[str, object]) -> None:
     host, ada, bob = (str(s) for s in game["sessions"])  # type: ignore[attr-defined]
     assert code in http_get(proxy, f"/host/{code}/", host)
     screens = [
-        MiniWebSocket(proxy, f"/ws/game/{code}/{role}/", session)
+        ScreenSocket(proxy, f"/ws/game/{code}/{role}/", session)
         for role, session in (("table", host), ("seat", ada), ("seat", bob))
     ]
     try:

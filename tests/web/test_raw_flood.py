@@ -23,9 +23,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
+from game.bench.client import LOOPBACK, ScreenSocket
 from game.bench.loopback import (
-    LOOPBACK,
-    MiniWebSocket,
     RawFlood,
     Server,
     free_port,
@@ -79,7 +78,7 @@ def flood_in_thread(
 
 def test_a_raw_flood_is_ended_and_another_game_served(live: Live) -> None:
     tv_game = live.games[0]
-    tv = MiniWebSocket(
+    tv = ScreenSocket(
         live.server.port, f"/ws/game/{tv_game['code']}/table/", str(tv_game["sessions"][0])
     )
     try:

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from game.bench.loopback import LOOPBACK, Closed, MiniWebSocket, runserver
+from game.bench.client import LOOPBACK, Closed, ScreenSocket
+from game.bench.loopback import runserver
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -130,8 +131,8 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
     path = f"/ws/game/{code}/seat/"
 
     with server(env, tmp_path / "first.log") as port:
-        ada = MiniWebSocket(port, path, ada_session)
-        bob = MiniWebSocket(port, path, bob_session)
+        ada = ScreenSocket(port, path, ada_session)
+        bob = ScreenSocket(port, path, bob_session)
         first = bob.receive()
         assert 'data-version="3"' in first and 'data-my-turn="1"' in first
         assert f'data-card="{game["bob_blind"]}"' in first
@@ -148,11 +149,11 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
     with server(env, tmp_path / "second.log") as port:
         page = http_get(port, f"/play/{code}/", ada_session)
         assert 'data-version="4"' in page and f'data-ws="/ws/game/{code}/seat/"' in page
-        ada = MiniWebSocket(port, path, ada_session)
+        ada = ScreenSocket(port, path, ada_session)
         first = ada.receive()  # the full current view comes first
         assert 'id="status"' in first and 'id="hand"' in first
         assert 'data-version="4"' in first and 'data-my-turn="1"' in first
-        bob = MiniWebSocket(port, path, bob_session)
+        bob = ScreenSocket(port, path, bob_session)
         assert f'data-card="{game["bob_blind"]}"' in bob.until_version(4)
         ada.send_json({"action": "take:wug", "version": "4"})
         assert 'data-my-turn="1"' in bob.until_version(5)

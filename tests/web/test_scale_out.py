@@ -13,19 +13,17 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import secrets
-import select
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
-import psycopg
 import pytest
-from psycopg import sql
 
-from tests.web.test_restart import MiniWebSocket, environment, run_python, server
+from game.bench.client import ScreenSocket
+from game.bench.scratch import postgres_database
+from tests.web.test_restart import environment, run_python, server
 from tests.web.test_settings import POSTGRES_URL, require_service
 from tests.workers import own_redis_db
 
@@ -57,19 +55,9 @@ print(json.dumps({"code": game.code, "id": game.id, "sessions": sessions, "seats
 """
 
 
-@contextlib.contextmanager
-def throwaway_database() -> Iterator[str]:
-    """Create an empty PostgreSQL database, yield its URL, drop it afterwards."""
-    name = f"splendor_scale_{secrets.token_hex(4)}"
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+def throwaway_database() -> contextlib.AbstractContextManager[str]:
+    """An empty PostgreSQL database on the test server, dropped afterwards."""
+    return postgres_database(POSTGRES_URL, prefix="splendor_scale_")
 
 
 def version_of(message: str) -> int | None:
@@ -77,20 +65,18 @@ def version_of(message: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def next_message(screen: MiniWebSocket, timeout: float) -> str | None:
+def next_message(screen: ScreenSocket, timeout: float) -> str | None:
     """Return the next message, or None if none starts within `timeout` seconds.
 
     Waiting happens in select(), after the frames already received are read.
     """
-    if not screen.pending:
-        readable, _, _ = select.select([screen.sock], [], [], max(timeout, 0))
-        if not readable:
-            return None
+    if not screen.readable(timeout):
+        return None
     screen.sock.settimeout(10)
     return screen.receive()
 
 
-def barrier(screen: MiniWebSocket) -> list[str]:
+def barrier(screen: ScreenSocket) -> list[str]:
     """Ping and read up to the answer; return what the server sent before it."""
     screen.send_json({"ping": True})
     before: list[str] = []
@@ -101,7 +87,7 @@ def barrier(screen: MiniWebSocket) -> list[str]:
     return before
 
 
-def wait_present(tv: MiniWebSocket, positions: range) -> None:
+def wait_present(tv: ScreenSocket, positions: range) -> None:
     """Read the TV until every seat's panel header (where "away" shows), as last sent
     (in a whole panel, or alone when only it changed), shows its phone connected."""
     panels: dict[int, str] = {}
@@ -115,7 +101,7 @@ def wait_present(tv: MiniWebSocket, positions: range) -> None:
                 panels[position] = found.group(0)
 
 
-def wait_for_version(screen: MiniWebSocket, version: int, who: str) -> str:
+def wait_for_version(screen: ScreenSocket, version: int, who: str) -> str:
     """Read messages until one shows `version`; fail after PROPAGATION seconds."""
     deadline = time.monotonic() + PROPAGATION
     seen: list[int | None] = []
@@ -126,7 +112,7 @@ def wait_for_version(screen: MiniWebSocket, version: int, who: str) -> str:
     raise AssertionError(f"{who} never got version {version} (saw {seen})")
 
 
-def first_view(screen: MiniWebSocket) -> tuple[int, str]:
+def first_view(screen: ScreenSocket) -> tuple[int, str]:
     message = screen.receive()
     version = version_of(message)
     assert version is not None, message[:500]
@@ -145,14 +131,14 @@ def test_an_action_on_one_server_reaches_screens_on_another(tmp_path: Path) -> N
         code: str = game["code"]
         host_session, ada_session, bob_session = game["sessions"]
 
-        opened: list[MiniWebSocket] = []
+        opened: list[ScreenSocket] = []
         with server(env, tmp_path / "a.log") as port_a, server(env, tmp_path / "b.log") as port_b:
             try:
-                tv = MiniWebSocket(port_b, f"/ws/game/{code}/table/", host_session)
+                tv = ScreenSocket(port_b, f"/ws/game/{code}/table/", host_session)
                 opened.append(tv)
-                ada = MiniWebSocket(port_a, f"/ws/game/{code}/seat/", ada_session)
+                ada = ScreenSocket(port_a, f"/ws/game/{code}/seat/", ada_session)
                 opened.append(ada)
-                bob = MiniWebSocket(port_b, f"/ws/game/{code}/seat/", bob_session)
+                bob = ScreenSocket(port_b, f"/ws/game/{code}/seat/", bob_session)
                 opened.append(bob)
 
                 version, table = first_view(tv)
@@ -211,7 +197,7 @@ HEARTBEAT = 2.0 * CLOCK
 
 
 @contextlib.contextmanager
-def heartbeats(phone: MiniWebSocket) -> Iterator[None]:
+def heartbeats(phone: ScreenSocket) -> Iterator[None]:
     """The phone pings every heartbeat, as a page does, until the block ends (from a
     thread of its own: the test's thread reads the TV)."""
     stop = threading.Event()
@@ -231,7 +217,7 @@ def heartbeats(phone: MiniWebSocket) -> Iterator[None]:
         thread.join()
 
 
-def wait_head(tv: MiniWebSocket, position: int, shows: str, timeout: float = 60) -> str:
+def wait_head(tv: ScreenSocket, position: int, shows: str, timeout: float = 60) -> str:
     """Read the TV until the seat's panel header, as last sent, holds `shows` (or, with
     `shows` empty, neither "away" nor "reconnecting"); return that header."""
     deadline = time.monotonic() + timeout
@@ -260,22 +246,22 @@ def test_a_phone_on_one_server_is_reconnecting_then_away_on_a_tv_on_another(
         game = json.loads(run_python(env, "-c", SETUP))
         code: str = game["code"]
         host_session, ada_session, bob_session = game["sessions"]
-        opened: list[MiniWebSocket] = []
+        opened: list[ScreenSocket] = []
         with server(env, tmp_path / "a.log") as port_a, server(env, tmp_path / "b.log") as port_b:
             try:
-                tv = MiniWebSocket(port_b, f"/ws/game/{code}/table/", host_session)
+                tv = ScreenSocket(port_b, f"/ws/game/{code}/table/", host_session)
                 opened.append(tv)
                 first_view(tv)
                 # Ada's phone on A pings until the TV shows it connected, then goes
                 # silent: reconnecting, then away.
-                ada = MiniWebSocket(port_a, f"/ws/game/{code}/seat/", ada_session)
+                ada = ScreenSocket(port_a, f"/ws/game/{code}/seat/", ada_session)
                 opened.append(ada)
                 with heartbeats(ada):
                     wait_head(tv, 0, "")
                 assert "rejoin" not in wait_head(tv, 0, "tag reconnecting")
                 assert "rejoin" in wait_head(tv, 0, "tag away")
                 # Bob's phone on A closes its socket: reconnecting at once, then away.
-                bob = MiniWebSocket(port_a, f"/ws/game/{code}/seat/", bob_session)
+                bob = ScreenSocket(port_a, f"/ws/game/{code}/seat/", bob_session)
                 opened.append(bob)
                 with heartbeats(bob):
                     wait_head(tv, 1, "")

@@ -34,7 +34,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from game.bench.loopback import LOOPBACK, MiniWebSocket, Server, free_port, serve
+from game.bench.client import LOOPBACK, ScreenSocket
+from game.bench.loopback import Server, free_port, serve
 from tests.web.test_restart import BASE_DIR, environment, run_python
 from tests.web.test_scale_out import next_message, throwaway_database, version_of
 from tests.web.test_settings import POSTGRES_URL, require_service
@@ -161,7 +162,7 @@ class Tv:
     """A table screen: every version it is shown, in the order shown."""
 
     def __init__(self, port: int, code: str, session: str) -> None:
-        self.socket = MiniWebSocket(port, f"/ws/game/{code}/table/", session)
+        self.socket = ScreenSocket(port, f"/ws/game/{code}/table/", session)
         self.versions: list[int] = []
 
     def until(self, version: int, timeout: float = RESUME_TIMEOUT) -> None:
@@ -295,7 +296,7 @@ def test_a_dead_workers_bot_turn_is_played_by_the_other_worker(tmp_path: Path) -
         logs = (tmp_path / "a.log", tmp_path / "b.log")
         with worker(env, logs[0]) as a, worker(env, logs[1]) as b:
             tv = Tv(b.port, code, host_session)
-            ada = MiniWebSocket(a.port, f"/ws/game/{code}/seat/", ada_session)
+            ada = ScreenSocket(a.port, f"/ws/game/{code}/seat/", ada_session)
             try:
                 tv.until(0)
                 ada.until_version(0)
@@ -374,7 +375,7 @@ class Visitor:
         self.request("GET", "/how-to-play/")
         self.request("GET", f"/play/{lobby}/")
         self.request("GET", f"/join/{code}/")
-        table = MiniWebSocket(other_port, f"/ws/game/{code}/table/", self.cookies["sessionid"])
+        table = ScreenSocket(other_port, f"/ws/game/{code}/table/", self.cookies["sessionid"])
         try:
             assert 'id="screen"' in table.receive()
         finally:
