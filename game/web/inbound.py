@@ -1,10 +1,11 @@
 """Read what a screen sends over its websocket, whatever it sends.
 
 The consumer never parses a message itself: it calls `read_message` and acts on
-the resulting `Inbound` (only the page's heartbeat, one of the exact HEARTBEATS
-texts, is answered without it). Anything that is not a well-formed message becomes
-kind "bad" with a translated problem for the player; nothing here raises, for
-any text (any JSON shape, depth or number size), binary frame or size.
+the resulting `Inbound` (only the page's heartbeat, one of the exact texts of
+game.screens.wire.HEARTBEATS, is answered without it). Anything that is not a
+well-formed message becomes kind "bad" with a translated problem for the player;
+nothing here raises, for any text (any JSON shape, depth or number size), binary
+frame or size.
 A `RateLimit` per phone (shared by its sockets, game.web.limits) keeps one phone from
 flooding the server.
 """
@@ -37,10 +38,6 @@ MAX_ACTION_LENGTH = 64
 MAX_VERSION = 10**9
 
 Kind = Literal["sync", "action", "ping", "hint", "bad"]
-
-# The page's heartbeat as static/js/app.js sends it (JSON.stringify({ping: true})), and
-# as a client that spaces its JSON writes it: recognised without parsing.
-HEARTBEATS = frozenset({'{"ping":true}', '{"ping": true}'})
 
 
 @dataclass(frozen=True, slots=True)

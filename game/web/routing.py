@@ -9,7 +9,7 @@ from typing import Any
 from django.urls import URLPattern, URLResolver, re_path
 
 from game.web.consumers import GameConsumer
-from game.writer import events
+from game.writer import notices
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^ws/game/(?P<code>[A-Za-z]{4,8})/(?P<role>table|seat)/$", GameConsumer.as_asgi()),
@@ -32,7 +32,7 @@ class Starting:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
         if not self.started:
             self.started = True
-            events.serve_from(asyncio.get_running_loop())
+            notices.serve_from(asyncio.get_running_loop())
             settle_interpreter()
         return await self.app(scope, receive, send)
 
