@@ -1,4 +1,5 @@
-"""Websocket URL patterns, routed by splendor_site.asgi, and the server's start-up step."""
+"""The server's start-up step, at its first connection: the event loop the writers publish
+through, and the interpreter's collector tuned for a server."""
 
 from __future__ import annotations
 
@@ -6,14 +7,7 @@ import asyncio
 import gc
 from typing import Any
 
-from django.urls import URLPattern, URLResolver, re_path
-
-from game.web.consumers import GameConsumer
 from game.writer import notices
-
-websocket_urlpatterns: list[URLPattern | URLResolver] = [
-    re_path(r"^ws/game/(?P<code>[A-Za-z]{4,8})/(?P<role>table|seat)/$", GameConsumer.as_asgi()),
-]
 
 
 class Starting:
