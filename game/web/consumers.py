@@ -169,7 +169,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             language=intern(language_from_scope(self.scope)),
             port=intern(_port(self.scope)),
             csrf=csrf,
-            watch=liveness.Watch(self.channel_name, game_id, seat, 0.0, 0.0),
+            watch=liveness.Watch(self.channel_name, game_id, seat),
             share=share,
         )
         return screen, replaced

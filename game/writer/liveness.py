@@ -1,11 +1,13 @@
 """This process's open screens, and the one task that keeps their presence and versions.
 
 What the TV does when a phone goes silent, from end to end: the phone's socket stops
-noting `Watch.heard`; the rows of the phones still heard are refreshed each tick, so
-the silent phone's row ages (game.storage.presence: reconnecting, then away); the tick
-that reads the game's presence sends each TV whose seats changed state a
-notices.PresenceShown; and the TV shows it (`Watch.take_presence`) unless what it shows
-was read later.
+noting `Watch.heard`, so its presence row is no longer refreshed and ages
+(game.storage.presence: connected, then reconnecting, then away); the next tick that
+reads the game's presence sends each TV of the game whose seats changed state a
+notices.PresenceShown; the TV takes it (`Watch.take_presence`) unless what it shows
+was read later, and its Screen (game.web.screen) draws the seats anew. A phone whose
+socket closes leaves at once instead: its row goes, and its TVs, sent a
+notices.PresenceChanged, read presence again.
 
 A screen's socket only notes when it was last heard from (any message, a ping
 too: one time.monotonic() store). One task per process, on the server's loop,
@@ -57,8 +59,8 @@ class Watch:
     channel: str  # the socket's channel name
     game_id: int
     seat_id: int | None  # None: a table screen
-    heard: float  # time.monotonic() of its last message
-    written: float  # `heard` as last written to its presence row
+    heard: float = 0.0  # time.monotonic() of its last message
+    written: float = 0.0  # `heard` as last written to its presence row
     version: int = -1  # the game's version the screen last showed
     here: presence.Here = presence.NOBODY  # a TV's seats with a phone, as shown
     here_at: float = 0.0  # time.monotonic() when `here` was read
