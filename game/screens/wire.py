@@ -4,7 +4,8 @@ and what the page does then).
 
 A page sends JSON: {"action": notation, "version": n} (a move), {"hint": true,
 "version": n} ("Suggest a move"), {"sync": true} (its whole view again) and the
-heartbeat {"ping": true}, answered with PONG (game.web.inbound reads them all). Every
+heartbeat {"ping": true}, answered with PONG (game.web.inbound reads them all); the
+page is handed HEARTBEAT and PONG with its vocabulary (game.screens.words). Every
 other message of the server is HTML for htmx (game.screens.regions).
 
 One table for everyone who names a close: the consumer (game.web.consumers) closes with
@@ -22,9 +23,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-# The page's heartbeat as static/js/app.js sends it (JSON.stringify({ping: true})), and
-# as a client that spaces its JSON writes it: recognised without parsing.
-HEARTBEATS = frozenset({'{"ping":true}', '{"ping": true}'})
+# The page's heartbeat as static/js/app.js sends it (JSON.stringify({ping: true})); with
+# the way a client that spaces its JSON writes it, recognised without parsing.
+HEARTBEAT = '{"ping":true}'
+HEARTBEATS = frozenset({HEARTBEAT, '{"ping": true}'})
 PONG = "pong"  # the server's answer to a heartbeat
 
 
