@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
@@ -115,10 +115,9 @@ Notice = (
     TableChanged | SeatChanged | PresenceChanged | PresenceShown | ScreenBehind | SocketReplaced
 )
 
-_KINDS = (TableChanged, SeatChanged, PresenceChanged, PresenceShown, ScreenBehind, SocketReplaced)
 # Each notice's type, as Channels routes it: the notice's class and its fields' names.
 _BY_TYPE: dict[str, tuple[Callable[..., Notice], tuple[str, ...]]] = {
-    kind.TYPE: (kind, tuple(field.name for field in fields(kind))) for kind in _KINDS
+    kind.TYPE: (kind, tuple(field.name for field in fields(kind))) for kind in get_args(Notice)
 }
 
 
