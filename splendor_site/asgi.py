@@ -18,7 +18,8 @@ from django.urls import re_path  # noqa: E402
 from game.screens.wire import Close  # noqa: E402
 from game.web import flow  # noqa: E402
 from game.web.handshake import SameOriginValidator  # noqa: E402
-from game.web.routing import Starting, websocket_urlpatterns  # noqa: E402
+from game.web.routing import websocket_urlpatterns  # noqa: E402
+from game.web.startup import Starting  # noqa: E402
 from game.writer import housekeeping, services  # noqa: E402
 
 

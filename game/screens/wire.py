@@ -1,5 +1,12 @@
-"""The codes a screen's socket is closed with: why the server ended it, and what the page
-does then.
+"""The wire between a page and the server: the messages a page sends, the server's answer
+to a heartbeat, and the codes a screen's socket is closed with (why the server ended it,
+and what the page does then).
+
+A page sends JSON: {"action": notation, "version": n} (a move), {"hint": true,
+"version": n} ("Suggest a move"), {"sync": true} (its whole view again) and the
+heartbeat {"ping": true}, answered with PONG (game.web.inbound reads them all); the
+page is handed HEARTBEAT and PONG with its vocabulary (game.screens.words). Every
+other message of the server is HTML for htmx (game.screens.regions).
 
 One table for everyone who names a close: the consumer (game.web.consumers) closes with
 these, the page (static/js/app.js) reads them from its vocabulary (game.screens.words,
@@ -15,6 +22,12 @@ websocket code they stand for.
 from __future__ import annotations
 
 from enum import IntEnum
+
+# The page's heartbeat as static/js/app.js sends it (JSON.stringify({ping: true})); with
+# the way a client that spaces its JSON writes it, recognised without parsing.
+HEARTBEAT = '{"ping":true}'
+HEARTBEATS = frozenset({HEARTBEAT, '{"ping": true}'})
+PONG = "pong"  # the server's answer to a heartbeat
 
 
 class Close(IntEnum):

@@ -12,7 +12,7 @@ from django.conf import settings
 
 from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, BotLevel, Colour, Phase, SeatRole
 from game.models import Game
-from game.screens.wire import CLOSES
+from game.screens.wire import CLOSES, HEARTBEAT, PONG
 from game.storage.history import TAKE_FEWER, TAKE_THREE, TAKE_TWO
 
 # Plain dicts, so a template reads PHASE.RETURN (an Enum class would be called).
@@ -47,11 +47,14 @@ TIMINGS: dict[str, float] = {
 
 # What base.html hands the JavaScript as JSON: what static/js/app.js reads (the colour
 # letters in the engine's order; the phases it compares a hand's data-phase with; the
-# connection's timings; the codes the server closes a socket with, game.screens.wire).
+# connection's timings; its heartbeat, the server's answer to it and the codes the
+# server closes a socket with, game.screens.wire).
 JS_VOCABULARY: dict[str, Any] = {
     "letters": COLOUR_LETTERS,
     "phases": PHASE,
     "timings": TIMINGS,
+    "heartbeat": HEARTBEAT,
+    "pong": PONG,
     "closes": CLOSES,
 }
 

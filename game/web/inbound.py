@@ -1,12 +1,11 @@
 """Read what a screen sends over its websocket, whatever it sends.
 
 The consumer never parses a message itself: it calls `read_message` and acts on
-the resulting `Inbound` (only the page's heartbeat, one of the exact HEARTBEATS
-texts, is answered without it). Anything that is not a well-formed message becomes
-kind "bad" with a translated problem for the player; nothing here raises, for
-any text (any JSON shape, depth or number size), binary frame or size.
-A `RateLimit` per phone (shared by its sockets, game.web.limits) keeps one phone from
-flooding the server.
+the resulting `Inbound` (only the page's heartbeat, one of the exact texts of
+game.screens.wire.HEARTBEATS, is answered without it). Anything that is not a
+well-formed message becomes kind "bad" with a translated problem for the player;
+nothing here raises, for any text (any JSON shape, depth or number size), binary
+frame or size.
 """
 
 from __future__ import annotations
@@ -38,10 +37,6 @@ MAX_VERSION = 10**9
 
 Kind = Literal["sync", "action", "ping", "hint", "bad"]
 
-# The page's heartbeat as static/js/app.js sends it (JSON.stringify({ping: true})), and
-# as a client that spaces its JSON writes it: recognised without parsing.
-HEARTBEATS = frozenset({'{"ping":true}', '{"ping": true}'})
-
 
 @dataclass(frozen=True, slots=True)
 class Inbound:
@@ -62,7 +57,7 @@ def too_long() -> Inbound:
 
 
 def too_fast() -> Inbound:
-    """What a screen is told when its RateLimit says no."""
+    """What a screen is told when its phone's rate (game.web.limits) says no."""
     return Inbound("bad", problem=_("Too many messages at once. Please wait a moment."))
 
 
@@ -119,27 +114,3 @@ def read_message(text_data: str | None, bytes_data: bytes | None = None) -> Inbo
     if action is None or version is None:
         return _bad()
     return Inbound("action", action=action, version=version)
-
-
-class RateLimit:
-    """A token bucket: `burst` messages at once, then `per_second` on average."""
-
-    __slots__ = ("burst", "last", "per_second", "tokens")  # one per phone
-
-    def __init__(self, per_second: float = 10.0, burst: int = 20) -> None:
-        self.per_second = max(0.0, float(per_second))
-        self.burst = max(1.0, float(burst))
-        self.tokens = self.burst
-        self.last: float | None = None
-
-    def allow(self, now: float) -> bool:
-        """Spend one token if there is one; `now` is time.monotonic()."""
-        if self.last is not None:
-            # A clock that jumps back refills nothing (and takes nothing away).
-            elapsed = max(0.0, now - self.last)
-            self.tokens = min(self.burst, self.tokens + elapsed * self.per_second)
-        self.last = now if self.last is None else max(now, self.last)
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True

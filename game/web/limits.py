@@ -25,8 +25,6 @@ from typing import Literal
 
 from django.conf import settings
 
-from game.web.inbound import RateLimit
-
 # Seconds between two full views of one phone (after its first), and between two
 # "slow down" answers to one socket.
 FULL_VIEW_EVERY = 1.0
@@ -36,6 +34,30 @@ TOLD_EVERY = 1.0
 FLOOD_DROPPED = 50
 
 Verdict = Literal["ok", "tell", "drop", "close"]
+
+
+class RateLimit:
+    """A token bucket: `burst` messages at once, then `per_second` on average."""
+
+    __slots__ = ("burst", "last", "per_second", "tokens")  # one per phone
+
+    def __init__(self, per_second: float = 10.0, burst: int = 20) -> None:
+        self.per_second = max(0.0, float(per_second))
+        self.burst = max(1.0, float(burst))
+        self.tokens = self.burst
+        self.last: float | None = None
+
+    def allow(self, now: float) -> bool:
+        """Spend one token if there is one; `now` is time.monotonic()."""
+        if self.last is not None:
+            # A clock that jumps back refills nothing (and takes nothing away).
+            elapsed = max(0.0, now - self.last)
+            self.tokens = min(self.burst, self.tokens + elapsed * self.per_second)
+        self.last = now if self.last is None else max(now, self.last)
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
 
 
 @dataclass(eq=False)

@@ -1,5 +1,14 @@
 """This process's open screens, and the one task that keeps their presence and versions.
 
+What the TV does when a phone goes silent, from end to end: the phone's socket stops
+noting `Watch.heard`, so its presence row is no longer refreshed and ages
+(game.storage.presence: connected, then reconnecting, then away); the next tick that
+reads the game's presence sends each TV of the game whose seats changed state a
+notices.PresenceShown; the TV takes it (`Watch.take_presence`) unless what it shows
+was read later, and its Screen (game.web.screen) draws the seats anew. A phone whose
+socket closes leaves at once instead: its row goes, and its TVs, sent a
+notices.PresenceChanged, read presence again.
+
 A screen's socket only notes when it was last heard from (any message, a ping
 too: one time.monotonic() store). One task per process, on the server's loop,
 does the rest about once a second (`TICK`, jittered), whatever the number of
@@ -23,14 +32,16 @@ import logging
 import random
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
 from game.storage import presence, store
+from game.writer import notices
 
 log = logging.getLogger(__name__)
 
@@ -40,42 +51,57 @@ TICK = (0.8 * settings.SPLENDOR_LIVENESS_TICK, settings.SPLENDOR_LIVENESS_TICK)
 CHECK = (8.0 * settings.SPLENDOR_LIVENESS_TICK, 12.0 * settings.SPLENDOR_LIVENESS_TICK)
 
 
-class Watched(Protocol):
-    """What the task reads of a screen (game.web.consumers.GameConsumer)."""
+@dataclass(eq=False)
+class Watch:
+    """What the task keeps of one open screen: its game, when it was last heard from, and
+    what it shows (the game's version; for a TV, which seats have a phone)."""
 
-    channel_name: str
-    channel_layer: Any
-    game_id: int | None
-    seat_id: int | None
-    version: int
-    heard: float  # time.monotonic() of its last message
-    written: float  # `heard` as last written to its presence row
-    here: presence.Here
-    here_told: presence.Here | None  # last presence sent it, until it shows one
+    channel: str  # the socket's channel name
+    game_id: int
+    seat_id: int | None  # None: a table screen
+    heard: float = 0.0  # time.monotonic() of its last message
+    written: float = 0.0  # `heard` as last written to its presence row
+    version: int = -1  # the game's version the screen last showed
+    here: presence.Here = presence.NOBODY  # a TV's seats with a phone, as shown
+    here_at: float = 0.0  # time.monotonic() when `here` was read
+    here_told: presence.Here | None = None  # last presence sent it, until it shows one
+
+    def take_presence(self, here: presence.Here, read_at: float) -> bool:
+        """A TV was told its game's presence as read at `read_at`: whether it is news
+        to show (it changed, and was not read before what the TV shows)."""
+        self.here_told = None
+        if read_at < self.here_at:
+            return False
+        self.here_at = read_at
+        return here != self.here
+
+    def read_presence(self, here: presence.Here, read_at: float) -> None:
+        """A TV read its game's presence whole, at `read_at`, to show it now."""
+        self.here, self.here_at, self.here_told = here, read_at, None
 
 
-_screens: dict[str, Watched] = {}  # channel name -> screen
+_screens: dict[str, Watch] = {}  # channel name -> screen
 _task: asyncio.Task[None] | None = None
 statements: dict[str, int] = {}  # statements run, by kind (tests count them)
 
 
-def watch(screen: Watched) -> None:
+def watch(screen: Watch) -> None:
     """Keep this screen's presence and version from now on (it was just heard from)."""
     global _task
-    _screens[screen.channel_name] = screen
+    _screens[screen.channel] = screen
     loop = asyncio.get_running_loop()
     if _task is None or _task.done() or _task.get_loop() is not loop:
         _task = loop.create_task(_run(), name="splendor-liveness")
 
 
-def forget(screen: Watched) -> None:
+def forget(screen: Watch) -> None:
     """The screen's socket closed: nothing more to keep for it."""
-    _screens.pop(screen.channel_name, None)
+    _screens.pop(screen.channel, None)
     if not _screens and _task is not None and not _task.done():
         _task.cancel()  # started again with the next screen
 
 
-def screens() -> list[Watched]:
+def screens() -> list[Watch]:
     return list(_screens.values())
 
 
@@ -102,42 +128,29 @@ async def tick(check: bool = False) -> None:
         return
     heard: list[tuple[str, float]] = []
     tables: set[int] = set()
-    games: set[int] = set()
     for screen in watched:
-        if screen.game_id is None:
-            continue
-        games.add(screen.game_id)
         if screen.seat_id is None:
             tables.add(screen.game_id)
         elif screen.heard > screen.written:
-            heard.append((screen.channel_name, screen.heard))
+            heard.append((screen.channel, screen.heard))
             screen.written = screen.heard
+    games = {screen.game_id for screen in watched} if check else set()
     started = time.monotonic()
-    found, versions = await database_sync_to_async(_work)(heard, tables, games if check else ())
+    found, versions = await database_sync_to_async(_work)(heard, tables, games)
+    layer = get_channel_layer()
+    if layer is None:
+        return
     for screen in watched:
-        game_id = screen.game_id
-        if game_id is None or screen.channel_name not in _screens:
+        if screen.channel not in _screens:
             continue  # closed meanwhile
         if screen.seat_id is None:
-            shown = found.get(game_id, presence.NOBODY)
+            shown = found.get(screen.game_id, presence.NOBODY)
             if shown != screen.here and shown != screen.here_told:
                 screen.here_told = shown
-                await screen.channel_layer.send(screen.channel_name, presence_shown(shown, started))
-        latest = versions.get(game_id)
+                await notices.tell(layer, screen.channel, notices.presence_shown(shown, started))
+        latest = versions.get(screen.game_id)
         if latest is not None and 0 <= screen.version < latest:
-            await screen.channel_layer.send(
-                screen.channel_name, {"type": "screen.behind", "version": latest}
-            )
-
-
-def presence_shown(shown: presence.Here, read_at: float) -> dict[str, Any]:
-    """The message telling a TV its game's presence, as read at `read_at` (monotonic)."""
-    return {
-        "type": "presence.shown",
-        "connected": sorted(shown.connected),
-        "reconnecting": sorted(shown.reconnecting),
-        "read_at": read_at,
-    }
+            await notices.tell(layer, screen.channel, notices.ScreenBehind(latest))
 
 
 def _work(

@@ -2,7 +2,7 @@
 
 Every change follows the same steps inside one transaction: lock the game row,
 validate, apply through the engine, record the move, save the snapshot, and
-only after the commit publish the change to the screens (game.writer.events: one
+only after the commit publish the change to the screens (game.writer.notices: one
 message per audience, built from the state held here, so no screen re-reads
 the game) and, if a bot is to play next, schedule its one move. A refused
 request raises Refused with a message for the player, and changes nothing.
@@ -36,7 +36,7 @@ from game.models import Game, Seat, new_rejoin_code
 from game.names import read_code
 from game.storage import history, presence, store
 from game.storage.readmodel import holder_of, room_of
-from game.writer import background, events, rejoin_guard, standin
+from game.writer import background, notices, rejoin_guard, standin
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def _publish_after_commit(
         log = "" if state is None else history.log_of(game.recent, game.id, game.code, state.moves)
 
     def after_commit() -> None:
-        events.publish(room, holders, state, gone, log)
+        notices.publish(room, holders, state, gone, log)
         if bot_next:
             schedule_bot_turn(game.id, game.version)
         elif state is not None:

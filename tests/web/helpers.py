@@ -20,6 +20,7 @@ from django.db import connection
 from game.engine import GameState, legal_actions, new_game, parse_action
 from game.engine.rules import apply_action
 from game.models import Game, Move, new_player_key
+from game.screens.wire import PONG
 from game.writer import services
 from splendor_site.asgi import application
 
@@ -157,7 +158,6 @@ def visible_cards(state: GameState, seat: int | None) -> set[int]:
 
 _META_VERSION = re.compile(r'id="(?:screen-meta|hand-meta)"[^>]*?data-version="(\d+)"')
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "wbr"}
-PONG = "pong"
 
 
 @dataclass

@@ -303,12 +303,12 @@ def test_the_writer_publishes_the_new_turn_from_the_move_it_holds(
 ) -> None:
     from game.models import Game
     from game.storage import history
-    from game.writer import events
+    from game.writer import notices
     from tests.web.helpers import play_as, started
 
     table = started(("Ada", "Bob"))
     published: list[str] = []
-    monkeypatch.setattr(events, "publish", lambda *args: published.append(args[4]))
+    monkeypatch.setattr(notices, "publish", lambda *args: published.append(args[4]))
     with django_capture_on_commit_callbacks(execute=True):
         play_as(table, "take:wug")
     with django_capture_on_commit_callbacks(execute=True):
@@ -335,7 +335,7 @@ def test_the_writer_tells_the_turn_from_the_row_whoever_wrote_the_moves_before(
     the game's row keeps, and reads no move and replays nothing to tell them."""
     from game.models import Game
     from game.storage import history
-    from game.writer import events
+    from game.writer import notices
     from tests.web.helpers import play_as, started
 
     table = started(("Ada", "Bob"))
@@ -347,7 +347,7 @@ def test_the_writer_tells_the_turn_from_the_row_whoever_wrote_the_moves_before(
         play_as(table, "take:ugr")
     history._cache.clear()
     published: list[str] = []
-    monkeypatch.setattr(events, "publish", lambda *args: published.append(args[4]))
+    monkeypatch.setattr(notices, "publish", lambda *args: published.append(args[4]))
     with django_capture_on_commit_callbacks(execute=True):
         play_as(table, "take:kwu")
     assert not history._cache, "the writer replayed the game"

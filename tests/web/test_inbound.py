@@ -1,7 +1,8 @@
 """game.web.inbound: any websocket frame becomes a checked Inbound; nothing raises.
 
 Property-based (Hypothesis): any text, any JSON shape, depth and number size,
-binary frames, oversized frames; and the per-socket rate limit.
+binary frames, oversized frames; and the rate limit each phone's messages pass first
+(game.web.limits.RateLimit).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from game.web.inbound import (
     MAX_MESSAGE_BYTES,
     MAX_VERSION,
     Inbound,
-    RateLimit,
     read_message,
     too_fast,
 )
+from game.web.limits import RateLimit
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -13,9 +13,8 @@ import time
 import pytest
 from pytest_django.fixtures import Settings
 
-from game.screens.wire import Close
+from game.screens.wire import PONG, Close
 from game.web import limits
-from game.web.consumers import PONG
 from tests.web.helpers import Screen, Screens, Table, db, game, legal, started, version_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -108,7 +108,7 @@ async def test_a_change_is_read_once_whatever_the_number_of_screens(
 async def test_changes_committed_back_to_back_reach_the_screens_in_order(
     screens: Screens,
 ) -> None:
-    """The writer does not wait for the sends (game.writer.events.publish): the loop sends
+    """The writer does not wait for the sends (game.writer.notices.publish): the loop sends
     each change after the one before."""
     table = await db(started)(("Ada", "Bob"))
     tv = await screens.tv(table)
@@ -431,7 +431,7 @@ async def test_a_change_a_screen_never_heard_of_is_shown_at_the_next_version_che
     """Between processes a change's messages can be lost (Redis pub/sub keeps nothing for
     a connection that dropped): the process's version check finds every screen behind
     and it catches up; pings alone change nothing."""
-    from game.writer import events
+    from game.writer import notices
 
     table = await db(started)(("Ada", "Bob"))
     tv = await screens.tv(table)
@@ -439,7 +439,7 @@ async def test_a_change_a_screen_never_heard_of_is_shown_at_the_next_version_che
     for screen in (tv, ada, bob):
         await screen.until_version(0)
         await screen.barrier()  # the TV hears of each phone arriving first
-    monkeypatch.setattr(events, "publish", lambda *args, **kwargs: None)  # lost on the way
+    monkeypatch.setattr(notices, "publish", lambda *args, **kwargs: None)  # lost on the way
     await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
     monkeypatch.undo()
     for phone in (ada, bob):

@@ -30,7 +30,7 @@ from pytest_django.fixtures import Settings
 
 from game.models import Presence, Seat
 from game.storage import presence
-from game.writer import events, liveness, services
+from game.writer import liveness, notices, services
 from tests.web.helpers import Screen, Screens, Table, db, player_panel, region, started
 from tests.web.test_archive import finish
 
@@ -237,7 +237,7 @@ async def test_a_presence_change_a_later_read_showed_is_not_read_again(
     each only when none it began later showed them; another process's change, whose
     clock is not this one's, is always read."""
     table = await db(started)(("Ada", "Bob"))
-    before_the_tv = events.presence_changed(table.game_id)
+    before_the_tv = notices.encode(notices.presence_changed(table.game_id))
     tv = await screens.tv(table)
     await tv.until(lambda view: is_away(view, 1))
     reads: list[int] = []
@@ -253,7 +253,7 @@ async def test_a_presence_change_a_later_read_showed_is_not_read_again(
     monkeypatch.setattr(presence, "here", counted)
     layer = get_channel_layer()
     assert layer is not None
-    group = events.table_group(table.game_id)
+    group = notices.table_group(table.game_id)
     await layer.group_send(group, before_the_tv)  # the TV's first read showed it
     await screens.phone(table, 1)  # a change after that read: read
     await tv.until(lambda view: is_connected(view, 1))
@@ -343,7 +343,7 @@ async def test_a_screen_that_missed_a_change_catches_up_at_the_version_check(
     for screen in (tv, ada, bob):
         await screen.until_version(0)
     with monkeypatch.context() as lost:
-        lost.setattr(events, "publish", lambda *args, **kwargs: None)  # lost on the way
+        lost.setattr(notices, "publish", lambda *args, **kwargs: None)  # lost on the way
         await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
     for screen in (tv, ada, bob):
         shown = await screen.until_version(1, timeout=WAIT)

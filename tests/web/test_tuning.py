@@ -19,7 +19,7 @@ from channels.layers import InMemoryChannelLayer as StockInMemoryChannelLayer
 from game.engine import new_game
 from game.engine.projection import TABLE, view_for
 from game.web.layers import InMemoryChannelLayer
-from game.web.routing import GC_THRESHOLDS, settle_interpreter
+from game.web.startup import GC_THRESHOLDS, settle_interpreter
 
 
 async def test_channels_in_memory_layer_copies_each_message_it_queues_with_deepcopy() -> None:
@@ -104,7 +104,7 @@ async def test_the_layer_walks_again_once_its_interval_is_over() -> None:
 
 
 def test_python_s_collector_is_the_one_the_thresholds_were_measured_against() -> None:
-    """GC_THRESHOLDS (game.web.routing) replaces the thresholds of a collector with three
+    """GC_THRESHOLDS (game.web.startup) replaces the thresholds of a collector with three
     generations whose defaults are 700, 10, 10; another collector needs measuring again."""
     found = subprocess.run(
         [sys.executable, "-c", "import gc; print(gc.get_threshold(), len(gc.get_count()))"],

@@ -12,7 +12,7 @@ from django.template import engines
 from django.test import Client
 
 from game.engine.vocabulary import COLOUR_LETTERS, Phase
-from game.screens.wire import Close
+from game.screens.wire import HEARTBEAT, HEARTBEATS, PONG, Close
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +78,15 @@ def test_the_page_reads_the_servers_close_codes_from_its_vocabulary() -> None:
     assert not [code for code in closes.values() if str(code) in script]
     assert not re.search(r"\b(1008|4\d\d\d)\b", script)
     assert {"NO_SEAT", "NO_GAME", "REPLACED"} <= set(re.findall(r"CLOSES\.(\w+)", script))
+
+
+def test_the_page_is_handed_its_heartbeat_and_the_servers_answer() -> None:
+    """The heartbeat the consumer answers without parsing, and its answer (game.screens.wire)."""
+    page = Client().get("/").content.decode()
+    (found,) = JSON_SCRIPT.findall(page)
+    vocabulary = json.loads(found)
+    assert (vocabulary["heartbeat"], vocabulary["pong"]) == (HEARTBEAT, PONG)
+    assert json.loads(HEARTBEAT) == {"ping": True} and HEARTBEAT in HEARTBEATS
 
 
 def test_a_template_compares_with_the_vocabulary_instead_of_strings() -> None:

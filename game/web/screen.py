@@ -1,0 +1,151 @@
+"""One open screen as the server knows it: who is looking, what it was last shown, its
+liveness (game.writer.liveness.Watch) and its limits (game.web.limits.Socket).
+
+The consumer (game.web.consumers) reads the socket and the channel layer, and hands
+each notice (game.writer.notices) to the screen's `Screen`, which decides what the
+screen shows now and renders it: each method returns the HTML to send ("" for none).
+A table screen keeps what it shows, to show it again when presence changes; a phone
+keeps only its regions' hashes, as each notice brings all it needs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+
+from django.utils import translation
+
+from game.engine.projection import GameView
+from game.screens import jinja
+from game.screens.join_qr import join_url
+from game.screens.phone import phone_screen
+from game.screens.regions import Shown
+from game.screens.table import table_screen
+from game.storage import presence
+from game.storage.readmodel import Room
+from game.web import limits
+from game.writer import liveness, notices
+
+
+def speaking(language: str) -> contextlib.AbstractContextManager[None]:
+    """Render in the screen's language (switching only when another one is active:
+    switching costs more than a region that did not change)."""
+    if translation.get_language() == language:
+        return contextlib.nullcontext()
+    return translation.override(language)
+
+
+@dataclass(eq=False)
+class Screen:
+    """A TV table or spectator screen (no seat), or a phone holding one seat."""
+
+    # Who is looking.
+    holder: str  # digest of the phone's player key (game.storage.readmodel.holder_of)
+    is_host: bool
+    language: str
+    port: str  # the port the screen used, for the join link
+    csrf: str  # the host's CSRF secret, for the lobby's and rematch's forms on the TV
+    watch: liveness.Watch  # its game and seat, when it was heard, what version it shows
+    share: limits.Socket  # what this socket shares with its phone's others
+    # What it was last shown.
+    shown: Shown = field(default_factory=Shown)
+    room: Room | None = None  # a table screen's, with its projection and recent turns
+    view: GameView | None = None
+    log: str = ""  # the recent turns (game.storage.history.encode_recent)
+    gone: bool = False  # a phone was told it lost its seat
+    thinking: bool = False  # a hint is being computed for this socket
+    left: bool = False  # its socket closed: its group and presence are forgotten
+
+    @property
+    def game_id(self) -> int:
+        return self.watch.game_id
+
+    @property
+    def seat_id(self) -> int | None:
+        """The seat a phone holds; None for a table screen."""
+        return self.watch.seat_id
+
+    @property
+    def group(self) -> str:
+        """The channel layer's group it follows: its seat's, or the game's table screens'."""
+        if self.seat_id is None:
+            return notices.table_group(self.game_id)
+        return notices.seat_group(self.game_id, self.seat_id)
+
+    # ------------------------------------------------------------ a table screen
+
+    def table_changed(self, notice: notices.TableChanged) -> str:
+        self.room, self.view, self.log = notice.room, notice.view, notice.log
+        return self.table_frame()
+
+    def table_read(
+        self, room: Room, view: GameView | None, log: str, here: presence.Here, read_at: float
+    ) -> str:
+        """Its whole view, as read at `read_at` (after `shown.forget()`)."""
+        self.room, self.view, self.log = room, view, log
+        self.watch.read_presence(here, read_at)
+        return self.table_frame()
+
+    def rereads(self, notice: notices.PresenceChanged) -> bool:
+        """Whether a phone that came or went makes a table screen read presence again:
+        not if a read it began after the change was sent already showed it (the clock is
+        this process's: another's change is always read)."""
+        if self.seat_id is not None:
+            return False
+        return not (notice.pid == os.getpid() and notice.at < self.watch.here_at)
+
+    def presence(self, here: presence.Here, read_at: float) -> str:
+        """Show which seats have a phone here (or reconnecting), if that changed and was
+        not read before what the screen shows."""
+        if self.watch.take_presence(here, read_at) and self.room is not None:
+            self.watch.here = here
+            return self.table_frame()
+        return ""
+
+    def table_frame(self) -> str:
+        assert self.room is not None
+        self.watch.version = self.room.version
+        here = self.watch.here
+        room = self.room.with_presence(here.connected, here.reconnecting)
+        with speaking(self.language):
+            url = join_url(room.code, self.port)
+            screen = table_screen(
+                room, self.view, log=self.log, is_host=self.is_host, url=url, csrf=self.csrf
+            )
+            return self.shown.frame(screen)
+
+    # ------------------------------------------------------------ a phone
+
+    def seat_changed(self, notice: notices.SeatChanged) -> str:
+        if notice.holder != self.holder:
+            return self.gone_frame(notice.room.code)
+        return self.phone_frame(notice.room, notice.view, notice.log, notice.position)
+
+    def seat_read(
+        self, room: Room, view: GameView | None, log: str, holder: str, position: int
+    ) -> str:
+        """Its whole view as read (or that it lost its seat)."""
+        self.shown.forget()
+        if holder != self.holder:
+            return self.gone_frame(room.code)
+        return self.phone_frame(room, view, log, position)
+
+    def phone_frame(self, room: Room, view: GameView | None, log: str, position: int) -> str:
+        self.watch.version = room.version
+        with speaking(self.language):
+            return self.shown.frame(phone_screen(room, view, position, log))
+
+    def gone_frame(self, code: str) -> str:
+        """Tell a phone, once, that it no longer holds its seat."""
+        if self.gone:
+            return ""
+        self.gone = True
+        with translation.override(self.language):
+            return jinja.render("phone/gone.html", {"oob": True, "code": code})
+
+    # ------------------------------------------------------------ any screen
+
+    def behind(self, notice: notices.ScreenBehind) -> bool:
+        """Whether the game moved on past what the screen shows."""
+        return self.watch.version < notice.version
