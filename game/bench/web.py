@@ -139,7 +139,7 @@ from game.engine.bot_registry import make_bot
 from game.engine.bots import Bot
 from game.models import Game, new_player_key
 from game.screens.wire import Close
-from game.writer import services
+from game.writer import lobby, moves, seating
 
 clock = time.perf_counter
 
@@ -309,20 +309,20 @@ def project_table(number: int, bots: int = 0, played: int = 0) -> Table:
     """
     try:
         host_key = new_player_key()
-        game = services.create_game(host_key)
+        game = lobby.create_game(host_key)
         seed = SEED + number
         Game.objects.filter(pk=game.pk).update(seed=seed)
         keys = [new_player_key() for _ in range(SEATS - bots)]
         for position, key in enumerate(keys):
-            services.join_game(game.id, key, f"Player {position + 1}")
+            seating.join_game(game.id, key, f"Player {position + 1}")
         for _bot in range(bots):
-            services.add_bot(game.id, host_key, "greedy")
-        services.start_game(game.id, host_key, first_player=0)
+            lobby.add_bot(game.id, host_key, "greedy")
+        lobby.start_game(game.id, host_key, first_player=0)
         dealt = Game.objects.values_list("version", flat=True).get(pk=game.id)
         if played and bots:
             raise ValueError("a game with bots is played by its bots, not by the script")
         for index, (seat, action) in enumerate(script(seed)[:played]):
-            services.play(game.id, keys[seat], action, dealt + index)
+            moves.play(game.id, keys[seat], action, dealt + index)
         version = Game.objects.values_list("version", flat=True).get(pk=game.id)
         cookies = []
         for key in [host_key, *keys]:

@@ -39,7 +39,7 @@ from game.screens.wire import Close
 from game.storage import presence, store
 from game.storage.readmodel import Room, holder_of, read
 from game.web import inbound, limits
-from game.writer import events, liveness, services
+from game.writer import events, games, liveness, moves, seating, standin
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int 
     player_key, code = _player_key(scope), code.upper()
     found = store.who(code, player_key)
     if found is not None and phone and found.stood_in:
-        services.take_seat_back(found.game_id, player_key)
+        seating.take_seat_back(found.game_id, player_key)
         found = store.who(code, player_key)
     if found is None:
         return None
@@ -226,7 +226,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             if self.seat_id is not None:
                 await database_sync_to_async(presence.leave)(self.channel_name)
                 await self.announce_presence(game_id)
-                await database_sync_to_async(services.phone_left)(game_id)
+                await database_sync_to_async(standin.phone_left)(game_id)
         except Exception:  # the layer or the database went away: the row expires by itself
             log.exception("Could not forget the presence of %s", self.channel_name)
 
@@ -302,10 +302,10 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
     async def play(self, action: str, version: int | None) -> None:
         with translation.override(self.language):
             try:
-                await database_sync_to_async(services.play)(
+                await database_sync_to_async(moves.play)(
                     self.game_id, self.scope_player_key(), action, version
                 )
-            except services.Refused as refusal:
+            except games.Refused as refusal:
                 # Only this screen hears about it; nothing changed anywhere.
                 await self.send_flash(refusal.message)
                 await self.send_full()
