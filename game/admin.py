@@ -1,6 +1,6 @@
 """The Django admin: a window on games, seats, moves and the bundled dataset.
 
-It shows, it does not play: services.py is the only code that changes a game
+It shows, it does not play: game.writer is the only code that changes a game
 (lock, validate, record the move, tell the screens), so nothing here can add or
 change a row. Cards and nobles must equal the engine's data (see game.checks).
 Only a finished game may be deleted (housekeeping); one still being played
@@ -25,7 +25,7 @@ from game.models import Card, Game, Move, Noble, Seat, dumps_snapshot
 
 
 class ViewOnly:
-    """Admin permissions for rows that only services.py (or a migration) may write."""
+    """Admin permissions for rows that only game.writer (or a migration) may write."""
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False

@@ -143,7 +143,7 @@ class Game(models.Model):
     )
     # The version whose bot turn a server process has claimed, and when it last
     # renewed that lease: one process plays each bot turn, and a lease not renewed
-    # for services.BOT_LEASE is taken over (its process died).
+    # for bot_turns.BOT_LEASE is taken over (its process died).
     bot_claim = models.PositiveIntegerField(null=True, blank=True)
     bot_claimed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

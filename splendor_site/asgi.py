@@ -20,7 +20,7 @@ from game.web import flow  # noqa: E402
 from game.web.handshake import SameOriginValidator  # noqa: E402
 from game.web.routing import websocket_urlpatterns  # noqa: E402
 from game.web.startup import Starting  # noqa: E402
-from game.writer import housekeeping, services  # noqa: E402
+from game.writer import bot_turns, housekeeping  # noqa: E402
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):
@@ -58,4 +58,4 @@ get_channel_layer()
 # Old games and sessions are deleted now and then (never under pytest unless asked).
 housekeeping.start_in_background()
 # Bot turns nobody plays (the server restarted, another process died) are taken up.
-services.start_bot_sweep()
+bot_turns.scheduler.start_sweep()

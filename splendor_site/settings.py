@@ -357,7 +357,7 @@ SPLENDOR_HOLD_MOVE = _clocked("SPLENDOR_HOLD_MOVE", 12)
 # on the TV before it is away (its rejoin code, its QR and "Let a bot play"): a phone
 # back within it never shows its code.
 SPLENDOR_PRESENCE_GRACE = _clocked("SPLENDOR_PRESENCE_GRACE", 20)
-# A process's claim on a bot turn lasts this long unless it renews it (game.writer.services):
+# A process's claim on a bot turn lasts this long unless it renews it (game.writer.bot_turns):
 # a turn held by a process that died is taken over by another this long after.
 SPLENDOR_BOT_LEASE = _clocked("SPLENDOR_BOT_LEASE", 5)
 # Between two writes of a process's presence rows (game.writer.liveness), at most.

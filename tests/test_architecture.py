@@ -14,8 +14,9 @@ import pytest
 
 GAME = Path(__file__).resolve().parents[1] / "game"
 
-# Django's documented place to register checks: AppConfig.ready, once the models load.
-ALLOWED = {("apps.py", "game.checks")}
+# Django's documented place to register checks and connect signals: AppConfig.ready,
+# once the models load.
+ALLOWED = {("apps.py", "game.checks"), ("apps.py", "game.writer")}
 
 
 def _late_imports(path: Path) -> list[tuple[int, str]]:

@@ -4,7 +4,7 @@
 
 Each game has a TV and phones (and --bots seats played by the server's own bots)
 connected to the project's ASGI application in this process (Channels'
-WebsocketCommunicator: the real routing, sessions, consumers, services and
+WebsocketCommunicator: the real routing, sessions, consumers, writer and
 rendering, without a network). The phone whose turn it is sends the greedy
 bot's choice on the state read from the database; every screen is read until
 it shows each new version. Languages rotate between English, German and
@@ -45,7 +45,7 @@ from game.bench.loopback import rss_bytes, run_child
 from game.bench.web.config import SEATS
 from game.bench.web.tables import Table, greedy_bots, project_table
 from game.models import Game
-from game.writer import services
+from game.writer import games
 
 CHILD_ENV = "SPLENDOR_SOAK_DB"
 WAIT = 60.0  # seconds a screen may take to show a change before the soak fails
@@ -104,7 +104,7 @@ def read_state(code: str) -> Any:
     from django.db import connection
 
     try:
-        return services.load_state(Game.objects.get(code=code))
+        return games.load_state(Game.objects.get(code=code))
     finally:
         connection.close()
 

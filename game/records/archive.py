@@ -13,12 +13,13 @@ from datetime import datetime
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from game import names
 from game.bot_levels import LEVELS, level_of
 from game.engine import ActionError, GameState, NotationError, new_game, outcome, parse_action
 from game.engine.rules import apply_action
 from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Seat
-from game.writer import services
+from game.writer import games, lobby, moves
 
 FORMAT = "splendor-record 1"
 # A seat is written as the role that chose its moves: a stand-in's moves were
@@ -86,7 +87,7 @@ def result_of(state: GameState) -> Result:
 
 def record_of(game: Game) -> Record:
     """Return the record of a started game (its seed, seats, moves and result)."""
-    state = services.load_state(game)
+    state = games.load_state(game)
     if state is None or game.first_player is None:
         raise RecordError(_("A game that has not started has no moves to export."))
     return Record(
@@ -148,7 +149,7 @@ def _ints(text: str, number: int, line: str) -> tuple[int, ...]:
 
 def _seat(rest: str, number: int, line: str) -> SeatRecord:
     kind, _space, name = rest.strip().partition(" ")
-    name = services.clean_name(name)
+    name = names.clean_name(name)
     if kind == BOT and name in LEVELS:
         return SeatRecord(BOT, name)
     if kind == HUMAN and name:
@@ -257,7 +258,7 @@ def replay(record: Record) -> Replayed:
         except NotationError:
             raise _refuse_move(number, _("that action could not be read.")) from None
         except ActionError as error:
-            raise _refuse_move(number, services.explain(error)) from None
+            raise _refuse_move(number, moves.explain(error)) from None
     _check_result(record.result, state)
     return Replayed(state, movers)
 
@@ -275,7 +276,7 @@ def store(record: Record) -> Game:
     replayed = replay(record)
     state = replayed.state
     with transaction.atomic():
-        game = services.create_game("", no_gold_small=record.no_gold_small)
+        game = lobby.create_game("", no_gold_small=record.no_gold_small)
         game.seed = record.seed
         game.first_player = record.first_player
         game.state = state.to_dict()

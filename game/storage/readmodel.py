@@ -2,7 +2,7 @@
 
 Two things describe a game to a screen: the public room facts (`Room`: status,
 version, seats' names and kinds, the next game's code) and one projection per
-viewer (game.engine.projection). The writer (game.writer.services) builds both once
+viewer (game.engine.projection). The writer (game.writer.changes) builds both once
 per change from the state it already holds and publishes them. Both are
 immutable: within a process the screens get the very objects the writer made;
 between processes (Redis) they travel as compact JSON (`to_wire`, `from_wire`).

@@ -139,7 +139,7 @@ def _instance(model: type[Model], row: tuple[Any, ...]) -> Any:
 
 
 def lock_game(game_id: int) -> tuple[Game, list[Seat]] | None:
-    """The game row, locked until the transaction ends (see services._lock), and its
+    """The game row, locked until the transaction ends (see game.writer.games.lock), and its
     seats in seat order; None if there is no such game."""
     return _game_and_seats(game_id, locked=True)
 
@@ -212,7 +212,7 @@ class Who(NamedTuple):
     game_id: int
     host_key: str
     seat_id: int | None  # the seat this key plays from its phone, if any
-    stood_in: bool  # a stand-in bot plays this key's seat now (services.take_seat_back)
+    stood_in: bool  # a stand-in bot plays this key's seat now (seating.take_seat_back)
 
 
 def who(code: str, player_key: str) -> Who | None:

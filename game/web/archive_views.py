@@ -25,7 +25,7 @@ from game.records import archive
 from game.screens import snapshot
 from game.storage import history
 from game.storage.readmodel import Room, SeatInfo
-from game.writer import services
+from game.writer.games import load_state
 
 GAMES_PER_PAGE = 8
 
@@ -60,7 +60,7 @@ def _may_download(game: Game, viewer_key: str) -> bool:
 
 
 def _line(game: Game, viewer_key: str) -> GameLine:
-    state = services.load_state(game)
+    state = load_state(game)
     ended = outcome(state) if state is not None else None
     winners = ended.winners if ended else ()
     seats = sorted(game.seats.all(), key=lambda s: s.position)

@@ -33,7 +33,7 @@ from game.storage import presence, store
 from game.storage.readmodel import Room, holder_of, read
 from game.web import inbound, limits
 from game.web.screen import Screen
-from game.writer import liveness, notices, services
+from game.writer import games, liveness, moves, notices, seating, standin
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int 
     player_key, code = _player_key(scope), code.upper()
     found = store.who(code, player_key)
     if found is not None and phone and found.stood_in:
-        services.take_seat_back(found.game_id, player_key)
+        seating.take_seat_back(found.game_id, player_key)
         found = store.who(code, player_key)
     if found is None:
         return None
@@ -203,7 +203,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             if screen.seat_id is not None:
                 await database_sync_to_async(presence.leave)(self.channel_name)
                 await self.announce_presence(screen.game_id)
-                await database_sync_to_async(services.phone_left)(screen.game_id)
+                await database_sync_to_async(standin.phone_left)(screen.game_id)
         except Exception:  # the layer or the database went away: the row expires by itself
             log.exception("Could not forget the presence of %s", self.channel_name)
 
@@ -286,10 +286,10 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
     async def play(self, screen: Screen, action: str, version: int | None) -> None:
         with translation.override(screen.language):
             try:
-                await database_sync_to_async(services.play)(
+                await database_sync_to_async(moves.play)(
                     screen.game_id, self.scope_player_key(), action, version
                 )
-            except services.Refused as refusal:
+            except games.Refused as refusal:
                 # Only this screen hears about it; nothing changed anywhere.
                 await self.send_flash(refusal.message)
                 await self.send_full()

@@ -16,7 +16,7 @@ class Starting:
 
     Daphne has no start-up hook that runs on its loop; the first connection is
     the first moment code runs there. (The bots' pending turns are taken up by
-    services.start_bot_sweep, started with the application.)
+    bot_turns.scheduler.start_sweep, started with the application.)
     """
 
     def __init__(self, app: Any) -> None:

@@ -1,7 +1,7 @@
 """Thin HTTP views: home, create, host screen, join, phone, and the error pages.
 
-Every change goes through game.writer.services; these views only find the game and
-the player's key, call the service, and redirect or render. Input is read with
+Every change goes through the writer (game.writer.lobby, seats); these views only find
+the game and the player's key, call the writer, and redirect or render. Input is read with
 game.web.forms: whatever is posted, the answer is a page or a 4xx, never a crash.
 """
 
@@ -30,7 +30,7 @@ from game.engine.vocabulary import SeatRole
 from game.models import Game, new_player_key
 from game.screens import snapshot
 from game.web import archive_views, forms
-from game.writer import services
+from game.writer import games, lobby, seating
 
 NAME_COOKIE = "splendor_name"
 NAME_COOKIE_AGE = 365 * 24 * 60 * 60
@@ -91,7 +91,7 @@ def create(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("That request could not be read."))
         return redirect("home")
     no_gold_small = bool(form.cleaned_data["no_gold_small"])
-    game = services.create_game(player_key(request), no_gold_small=no_gold_small)
+    game = lobby.create_game(player_key(request), no_gold_small=no_gold_small)
     return redirect(_host_url(game))
 
 
@@ -134,7 +134,7 @@ def host(request: HttpRequest, code: str) -> HttpResponse:
 def _position(request: HttpRequest) -> int:
     form = forms.SeatForm(forms.posted(request))
     if not form.is_valid():
-        raise services.Refused(_("That request could not be read."))
+        raise games.Refused(_("That request could not be read."))
     return int(form.cleaned_data["position"])
 
 
@@ -145,7 +145,7 @@ def _host_action(
     game = _game(code)
     try:
         result = act(game, known_key(request))
-    except services.Refused as refusal:
+    except games.Refused as refusal:
         messages.error(request, refusal.message)
     else:
         if isinstance(result, Game):  # a rematch moves the screen to the new game
@@ -157,30 +157,30 @@ def _host_action(
 def add_bot(request: HttpRequest, code: str) -> HttpResponse:
     form = forms.BotForm(forms.posted(request))
     kind = (form.cleaned_data["kind"] if form.is_valid() else "?") or "greedy"
-    return _host_action(request, code, lambda game, key: services.add_bot(game.id, key, kind))
+    return _host_action(request, code, lambda game, key: lobby.add_bot(game.id, key, kind))
 
 
 @require_POST
 def remove_seat(request: HttpRequest, code: str) -> HttpResponse:
     return _host_action(
-        request, code, lambda game, key: services.remove_seat(game.id, key, _position(request))
+        request, code, lambda game, key: lobby.remove_seat(game.id, key, _position(request))
     )
 
 
 @require_POST
 def start(request: HttpRequest, code: str) -> HttpResponse:
-    return _host_action(request, code, lambda game, key: services.start_game(game.id, key))
+    return _host_action(request, code, lambda game, key: lobby.start_game(game.id, key))
 
 
 @require_POST
 def rematch(request: HttpRequest, code: str) -> HttpResponse:
-    return _host_action(request, code, lambda game, key: services.rematch(game.id, key))
+    return _host_action(request, code, lambda game, key: lobby.rematch(game.id, key))
 
 
 @require_POST
 def stand_in(request: HttpRequest, code: str) -> HttpResponse:
     return _host_action(
-        request, code, lambda game, key: services.hand_to_bot(game.id, key, _position(request))
+        request, code, lambda game, key: seating.hand_to_bot(game.id, key, _position(request))
     )
 
 
@@ -188,7 +188,7 @@ def _seconds(request: HttpRequest) -> int | None:
     """Read the lobby's stand-in choice: blank for never, else whole seconds."""
     form = forms.StandInForm(forms.posted(request))
     if not form.is_valid():
-        raise services.Refused(_("That request could not be read."))
+        raise games.Refused(_("That request could not be read."))
     text = form.cleaned_data["seconds"]
     return int(text) if text else None
 
@@ -197,7 +197,7 @@ def _seconds(request: HttpRequest) -> int | None:
 def stand_in_after(request: HttpRequest, code: str) -> HttpResponse:
     """The lobby's option: a bot plays for a phone away this many seconds on its turn."""
     return _host_action(
-        request, code, lambda game, key: services.set_stand_in(game.id, key, _seconds(request))
+        request, code, lambda game, key: lobby.set_stand_in(game.id, key, _seconds(request))
     )
 
 
@@ -205,7 +205,7 @@ def _think_seconds(request: HttpRequest) -> float:
     """Read the lobby's think-time choice: seconds as plain digits, "0.5" or "2"."""
     form = forms.ThinkForm(forms.posted(request))
     if not form.is_valid():
-        raise services.Refused(_("Choose one of the thinking times offered."))
+        raise games.Refused(_("Choose one of the thinking times offered."))
     return float(form.cleaned_data["seconds"])
 
 
@@ -215,20 +215,20 @@ def hard_bot_seconds(request: HttpRequest, code: str) -> HttpResponse:
     return _host_action(
         request,
         code,
-        lambda game, key: services.set_hard_bot_seconds(game.id, key, _think_seconds(request)),
+        lambda game, key: lobby.set_hard_bot_seconds(game.id, key, _think_seconds(request)),
     )
 
 
 def _remembered_name(request: HttpRequest) -> str:
     """The name this phone joined with last time (kept percent-encoded: any script)."""
     name = unquote(request.COOKIES.get(NAME_COOKIE, ""), errors="replace")
-    return services.clean_name(name) if names.readable(name) else ""
+    return names.clean_name(name) if names.readable(name) else ""
 
 
 def _shown_name(request: HttpRequest) -> str:
     """The posted name to show again in the form, without what could not be read."""
     name = str(forms.posted(request).get("name", "")).replace(names.REPLACEMENT, "")
-    return services.clean_name(name)  # drops control characters
+    return names.clean_name(name)  # drops control characters
 
 
 def _seated(request: HttpRequest, game: Game, name: str) -> HttpResponse:
@@ -252,7 +252,7 @@ def _take_seat(request: HttpRequest, game: Game) -> tuple[str, str]:
         rejoin = forms.RejoinForm(data)
         if not rejoin.is_valid():
             return "", _("That rejoin code does not match a seat in this game.")
-        services.rejoin(
+        seating.rejoin(
             game.id, player_key(request), rejoin.cleaned_data["rejoin_code"], _client(request)
         )
         return "", ""
@@ -260,7 +260,7 @@ def _take_seat(request: HttpRequest, game: Game) -> tuple[str, str]:
     if not form.is_valid():
         return _shown_name(request), form.error()
     name = form.cleaned_data["name"]
-    services.join_game(game.id, player_key(request), name)
+    seating.join_game(game.id, player_key(request), name)
     return name, ""
 
 
@@ -273,12 +273,12 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
     if request.method == "POST":
         try:
             typed, error = _take_seat(request, game)
-        except services.Refused as refusal:
+        except games.Refused as refusal:
             typed, error = _shown_name(request), refusal.message
         if not error:
             return _seated(request, game, typed)
         name = typed or name
-    elif services.seat_of(game, known_key(request)) is not None:
+    elif games.seat_of(game, known_key(request)) is not None:
         return redirect("play", code=game.code)
     context = {
         "game": game,
@@ -294,11 +294,11 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
 def play(request: HttpRequest, code: str) -> HttpResponse:
     """A phone: the player's own hand, live over the websocket."""
     game = _game(code)
-    seat = services.seat_of(game, known_key(request))
+    seat = games.seat_of(game, known_key(request))
     if seat is None:
         return redirect("join", code=game.code)
     if seat.role == SeatRole.STAND_IN:  # it played while this phone was away: now it is back
-        services.take_seat_back(game.id, seat.player_key)
+        seating.take_seat_back(game.id, seat.player_key)
     snap = snapshot.load_snapshot(game.id)
     context = {
         "snap": snap.room,

@@ -1,6 +1,6 @@
 """Work a server process does in threads of its own: delayed jobs, retries, leases, sweeps.
 
-Bot turns (game.writer.services) and stand-in checks (game.writer.standin) run off the event
+Bot turns (game.writer.bot_turns) and stand-in checks (game.writer.standin) run off the event
 loop, in daemon threads, so a slow step blocks no socket. Every job closes its
 thread's database connections when it ends (with PostgreSQL's pool: gives them
 back).

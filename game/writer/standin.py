@@ -5,10 +5,9 @@ human seat to play, and every phone that leaves, schedules one check after that
 wait, in a worker thread of the process that saw it (no screen needs to be
 connected). The check re-reads the game and the shared presence rows: if the
 game still stands at the version seen and the seat to play is still away (a
-phone reconnecting within the grace is not: game.storage.presence), the writer's
-`stand_in` (services.stand_in_for_away, handed in by the writer so that this module
-stays below it) lets a bot play (its version check under the row
-lock means two processes checking the same turn make one stand-in, and the
+phone reconnecting within the grace is not: game.storage.presence),
+game.writer.seating.stand_in_for_away lets a bot play (its version check under the
+row lock means two processes checking the same turn make one stand-in, and the
 bot's move is claimed once). A phone that reconnects takes its seat back.
 
 Each process also adopts, at every bot sweep, the games it does not watch (a
@@ -18,40 +17,52 @@ read, and the version check keeps the stand-in single.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
+from game.engine import GameState
 from game.engine.vocabulary import SeatRole
 from game.models import Game, Seat
 from game.storage import presence, store
 from game.writer import background
+from game.writer.seating import stand_in_for_away
 
 _checks = background.Timers("stand-in check")
 
-StandIn = Callable[[int, int, int], bool]
-"""Let a bot play for the seat at a position, if the game (by id) still stands at a
-version; True if it did."""
 
-
-def watch(game_id: int, version: int, after: float, seen_away: bool, stand_in: StandIn) -> None:
+def watch(game_id: int, version: int, after: float, seen_away: bool) -> None:
     """Check in `after` seconds whether the seat to play at `version` is away.
 
     `seen_away`: its phone was already away when this wait began (else the
     check that finds it away waits once more, so it was away a whole wait).
     """
-    _checks.after(after, check_now, game_id, version, seen_away, stand_in)
+    _checks.after(after, check_now, game_id, version, seen_away)
 
 
-def watch_turn(game: Game, current: int | None, seats: list[Seat], stand_in: StandIn) -> None:
+def on_change(
+    sender: type[Game],
+    *,
+    game: Game,
+    state: GameState | None,
+    seats: list[Seat],
+    bot_next: bool,
+    **_: Any,
+) -> None:
+    """After a committed change (changes.next_turn): a human seat to play is watched."""
+    if not bot_next and state is not None:
+        watch_turn(game, state.current, seats)  # a phone away too long gets a bot
+
+
+def watch_turn(game: Game, current: int | None, seats: list[Seat]) -> None:
     """After a committed change: watch the turn if it is a human seat's (option on)."""
     if game.stand_in_after is None or game.status != Game.Status.PLAYING:
         return
     seat = next((s for s in seats if s.position == current and not s.bot_plays), None)
     if seat is not None:
         away = seat.pk not in presence.present(game.id)
-        watch(game.id, game.version, game.stand_in_after, away, stand_in)
+        watch(game.id, game.version, game.stand_in_after, away)
 
 
-def phone_left(game_id: int, stand_in: StandIn) -> None:
+def phone_left(game_id: int) -> None:
     """A phone's socket closed: watch the game from its version now.
 
     Its seat is away only once the grace is over, so the wait starts then.
@@ -59,10 +70,10 @@ def phone_left(game_id: int, stand_in: StandIn) -> None:
     game = store.progress(game_id)
     if game is None or game.stand_in_after is None or game.status != Game.Status.PLAYING:
         return
-    watch(game_id, game.version, game.stand_in_after + presence.grace(), True, stand_in)
+    watch(game_id, game.version, game.stand_in_after + presence.grace(), True)
 
 
-def resume_checks(stand_in: StandIn) -> int:
+def resume_checks() -> int:
     """Watch every running game with the option on that this process does not watch
     yet; return how many.
 
@@ -76,7 +87,7 @@ def resume_checks(stand_in: StandIn) -> int:
         g for g in games.values_list("pk", "version", "stand_in_after") if g[0] not in watching
     ]
     for game_id, version, after in found:
-        watch(game_id, version, after or 0, False, stand_in)
+        watch(game_id, version, after or 0, False)
     return len(found)
 
 
@@ -85,7 +96,7 @@ def watched() -> set[int]:
     return {args[0] for args in _checks.pending_args()}
 
 
-def check(game_id: int, version: int, seen_away: bool, stand_in: StandIn) -> bool:
+def check(game_id: int, version: int, seen_away: bool) -> bool:
     """Let a bot play for the seat to play at `version` if its phone is away; True if so.
 
     A phone still there is watched on (its process may die without a goodbye:
@@ -100,14 +111,14 @@ def check(game_id: int, version: int, seen_away: bool, stand_in: StandIn) -> boo
         return False
     away = seat.pk not in presence.present(game_id)
     if not (away and seen_away):
-        watch(game_id, version, game.stand_in_after, away, stand_in)
+        watch(game_id, version, game.stand_in_after, away)
         return False
-    return stand_in(game_id, seat.position, version)
+    return stand_in_for_away(game_id, seat.position, version)
 
 
-def check_now(game_id: int, version: int, seen_away: bool, stand_in: StandIn) -> bool:
+def check_now(game_id: int, version: int, seen_away: bool) -> bool:
     """`check`, again a few times while the database is busy."""
-    return background.retrying(lambda: check(game_id, version, seen_away, stand_in))
+    return background.retrying(lambda: check(game_id, version, seen_away))
 
 
 def cancel() -> None:

@@ -74,7 +74,7 @@ def bot_game(
     """Play a seeded bot game; yield the state before each move with the moves so far.
 
     The state and the list are the live ones, changed after each yield: copy
-    what must be kept. Each move's bot is seeded as services.play_bot_turn does.
+    what must be kept. Each move's bot is seeded as moves.play_bot_turn does.
     """
     state = new_game(PLAYERS, seed, None, no_gold_small)
     moves: list[str] = []

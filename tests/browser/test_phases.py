@@ -4,7 +4,7 @@ Each test reaches a real position: tests/browser/positions.py finds a seed and
 the moves of a bot game that lead to it (pure engine, on every run). The game
 is opened on the TV and two phones join by its link as usual; the seed is then
 set in the server's database before the TV's Start button deals, and the moves
-are replayed through services.play by a `manage.py shell` next to the server.
+are replayed through moves.play by a `manage.py shell` next to the server.
 That process cannot reach the server's sockets, so the screens reload. The
 phone on turn then does the interesting part by tapping.
 """
@@ -48,7 +48,7 @@ NAMES = ("Aino", "Bertil")  # seats 0 and 1, in the order they join
 # Run by `manage.py shell -c` against the server's database; the job comes on stdin.
 DB_SCRIPT = """
 import json, sys
-from game.writer import services
+from game.writer import moves
 from game.models import Game
 
 job = json.loads(sys.stdin.read())
@@ -60,7 +60,7 @@ if "seed" in job:
 for text in job.get("moves", ()):
     game.refresh_from_db()
     seat = game.seats.get(position=game.state["current"])
-    services.play(game.id, seat.player_key, text, game.version)
+    moves.play(game.id, seat.player_key, text, game.version)
 game.refresh_from_db()
 result = {
     "status": game.status,

@@ -13,7 +13,7 @@ from pytest_django.fixtures import Settings
 
 from game.screens import snapshot
 from game.storage import presence
-from game.writer import services
+from game.writer import bot_turns
 from tests.web.helpers import Screens
 
 
@@ -60,7 +60,7 @@ def fresh_process_state(
     _flush_channel_layer()
     snapshot.clear_cache()
     yield
-    services.cancel_bot_turns()
+    bot_turns.scheduler.cancel()
     snapshot.clear_cache()
     _flush_channel_layer()
     translation.activate(settings.LANGUAGE_CODE)

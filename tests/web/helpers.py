@@ -21,7 +21,7 @@ from game.engine import GameState, legal_actions, new_game, parse_action
 from game.engine.rules import apply_action
 from game.models import Game, Move, new_player_key
 from game.screens.wire import PONG
-from game.writer import services
+from game.writer import games, lobby, moves, seating
 from splendor_site.asgi import application
 
 # A host name in ALLOWED_HOSTS, as a TV opened at http://localhost:8000 sends it.
@@ -69,20 +69,20 @@ def new_session(player_key: str | None = None) -> str:
 def open_lobby(names: tuple[str, ...] = ("Ada", "Bob"), bots: int = 0, seed: int = SEED) -> Table:
     """Create a game in the lobby with these phones seated (each with a session), then bots."""
     host_key = new_player_key()
-    game = services.create_game(host_key)
+    game = lobby.create_game(host_key)
     Game.objects.filter(pk=game.pk).update(seed=seed)
     table = Table(game.id, game.code, host_key, new_session(host_key))
     for name in names:
         key = new_player_key()
-        seat = services.join_game(game.id, key, name)
+        seat = seating.join_game(game.id, key, name)
         table.players.append(Player(name, key, new_session(key), seat.position))
     for _ in range(bots):
-        services.add_bot(game.id, host_key)
+        lobby.add_bot(game.id, host_key)
     return table
 
 
 def start(table: Table, first_player: int | None = 0) -> Table:
-    services.start_game(table.game_id, table.host_key, first_player=first_player)
+    lobby.start_game(table.game_id, table.host_key, first_player=first_player)
     return table
 
 
@@ -97,7 +97,7 @@ def game(game_id: int) -> Game:
 
 
 def state_of(game_id: int) -> GameState:
-    state = services.load_state(game(game_id))
+    state = games.load_state(game(game_id))
     assert state is not None
     return state
 
@@ -108,11 +108,11 @@ def legal(game_id: int) -> list[str]:
 
 
 def play_as(table: Table, notation: str) -> int:
-    """Play for whoever is to act (a phone) through services.play; return the new version."""
+    """Play for whoever is to act (a phone) through moves.play; return the new version."""
     g = game(table.game_id)
     assert g.state is not None
     player = table.player(g.state["current"])
-    services.play(table.game_id, player.key, notation, g.version)
+    moves.play(table.game_id, player.key, notation, g.version)
     return game(table.game_id).version
 
 

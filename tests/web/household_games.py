@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from game.engine import GameState, outcome
 from game.engine.bot_registry import make_bot
 from game.models import Game, new_player_key
-from game.writer import services
+from game.writer import bot_turns, games, lobby, moves, seating
 from tests.engine.test_stalemate import never_buy
 
 HOST_KEY = "household-host"  # the session key of the screen that hosts every game
@@ -29,23 +29,23 @@ class Finished:
     keys: dict[int, str]  # each phone's player key, by seat position
 
 
-def _lobby(seats: list[str], seed: int) -> tuple[Game, dict[int, str]]:
-    game = services.create_game(HOST_KEY)
+def _lobby(players: list[str], seed: int) -> tuple[Game, dict[int, str]]:
+    game = lobby.create_game(HOST_KEY)
     Game.objects.filter(pk=game.pk).update(seed=seed)
     keys: dict[int, str] = {}
-    for position, seat in enumerate(seats):
+    for position, seat in enumerate(players):
         if seat.startswith("bot:"):
-            services.add_bot(game.id, HOST_KEY, seat.removeprefix("bot:"))
+            lobby.add_bot(game.id, HOST_KEY, seat.removeprefix("bot:"))
         else:
             keys[position] = new_player_key()
-            services.join_game(game.id, keys[position], seat)
-    services.start_game(game.id, HOST_KEY, first_player=0)
+            seating.join_game(game.id, keys[position], seat)
+    lobby.start_game(game.id, HOST_KEY, first_player=0)
     return game, keys
 
 
 def _state(game_id: int) -> tuple[GameState, int]:
     game = Game.objects.get(pk=game_id)
-    state = services.load_state(game)
+    state = games.load_state(game)
     assert state is not None
     return state, game.version
 
@@ -62,12 +62,12 @@ def play(seats: list[str], seed: int, *, stalemate: bool = False) -> Finished:
             break
         seat = state.current
         if seat not in keys:
-            if not services.play_bot_turn(game.id, version):
+            if not moves.play_bot_turn(game.id, version):
                 # A bot turn of the server's own took it: wait until that move is played.
-                services.wait_for_bot_turns(timeout=60)
+                bot_turns.scheduler.wait(timeout=60)
             continue
         action = never_buy(state, taken) if stalemate else choosers[seat].choose(state, seat)
-        services.play(game.id, keys[seat], action.notation(), version)
+        moves.play(game.id, keys[seat], action.notation(), version)
     state, _version = _state(game.id)
     ended = outcome(state)
     assert ended is not None, "the game did not end"
@@ -87,5 +87,5 @@ def household() -> dict[str, Finished]:
     unfinished, keys = _lobby(["Ada", "Bob"], seed=16)
     state, version = _state(unfinished.id)
     action = make_bot("medium", 1).choose(state, 0)
-    services.play(unfinished.id, keys[0], action.notation(), version)
+    moves.play(unfinished.id, keys[0], action.notation(), version)
     return games

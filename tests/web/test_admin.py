@@ -82,7 +82,7 @@ def test_every_list_loads_for_a_superuser(
 ) -> None:
     response = admin_client.get(f"/admin/game/{model}/")
     assert response.status_code == 200
-    # No add link for our models: rows come from services.py or the engine's data.
+    # No add link for our models: rows come from game.writer or the engine's data.
     for any_model in ("game", "seat", "move", "card", "noble"):
         assert f"/admin/game/{any_model}/add/" not in response.content.decode()
 

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from game.engine.bot_registry import make_bot
 from game.models import Game, Move, Seat
 from game.records import archive
-from game.writer import services
+from game.writer import games, moves
 from tests.web.helpers import Table, game, open_lobby, start
 
 pytestmark = pytest.mark.django_db
@@ -23,12 +23,12 @@ def finish(table: Table) -> Game:
         g = game(table.game_id)
         if g.status == Game.Status.OVER:
             return g
-        if not services.play_bot_turn(g.id, g.version):
-            state = services.load_state(g)
+        if not moves.play_bot_turn(g.id, g.version):
+            state = games.load_state(g)
             assert state is not None
             player = table.player(state.current)
             action = chooser.choose(state, state.current)
-            services.play(g.id, player.key, action.notation(), g.version)
+            moves.play(g.id, player.key, action.notation(), g.version)
     raise AssertionError("the game did not end")
 
 
@@ -202,13 +202,13 @@ def test_a_move_after_the_end_is_refused() -> None:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_replaying_finished_games_reproduces_their_stored_final_state(seed: int) -> None:
     g = finished_game(seed=seed, names=("Ada", "Bob"), bots=2)
-    assert services.replay_game(g).to_dict() == g.state
+    assert games.replay_game(g).to_dict() == g.state
     assert archive.replay(archive.record_of(g)).state.to_dict() == g.state
 
 
 def test_a_running_game_exports_and_imports_as_running() -> None:
     table = start(open_lobby(("Ada",), bots=1), first_player=0)
-    services.play(table.game_id, table.player(0).key, "take:wug", 0)
+    moves.play(table.game_id, table.player(0).key, "take:wug", 0)
     copy = archive.store(archive.read(archive.write(archive.record_of(game(table.game_id)))))
     assert copy.status == Game.Status.PLAYING
     assert copy.state == game(table.game_id).state

@@ -14,7 +14,7 @@ from game.engine.rules import apply_action
 from game.models import Game
 from game.records import archive
 from game.web import archive_views
-from game.writer import services
+from game.writer import games
 from tests.web.helpers import card_ids, game, open_lobby, play_as, start, visible_cards
 from tests.web.test_archive import finish, finished_game
 from tests.web.test_views import client_for, host_client
@@ -35,7 +35,7 @@ def test_the_start_page_lists_running_and_finished_games_newest_first() -> None:
 
     page = Client().get("/").content.decode()
     assert lines_of(page) == [running.code, over.code]
-    state = services.load_state(game(over.pk))
+    state = games.load_state(game(over.pk))
     assert state is not None
     winner = "Ada" if state.players[0].points >= state.players[1].points else "Bob"
     assert re.search(rf'class="game-player winner">.*?{winner} <b>\d+ points</b>', page)
@@ -151,7 +151,7 @@ def test_a_replay_never_shows_a_blind_reserved_card_or_the_decks() -> None:
     table = start(open_lobby(("Ada", "Bob")), first_player=0)
     play_as(table, "reserve:d1")  # Ada's blind card
     play_as(table, "take:wug")
-    blind = services.load_state(game(table.game_id))
+    blind = games.load_state(game(table.game_id))
     assert blind is not None
     hidden = blind.players[0].reserved[0]
     page = step_page(table.code, 2)

@@ -15,7 +15,7 @@ from pytest_django.fixtures import Settings
 from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Seat
 from game.storage import presence
-from game.writer import services, standin
+from game.writer import bot_turns, games, lobby, standin
 from tests.web.helpers import Screens, Table, db, game, my_turn, open_lobby, start
 
 
@@ -29,10 +29,10 @@ def no_grace(settings: Settings) -> None:
 def no_checks_left() -> object:
     """No check or bot turn may still run when the test's database is flushed."""
     yield None
-    while standin._checks.timers() or services._turns.timers():
+    while standin._checks.timers() or bot_turns.scheduler.timers.timers():
         standin.cancel()
-        bots = list(services._turns.timers())
-        services.cancel_bot_turns()
+        bots = list(bot_turns.scheduler.timers.timers())
+        bot_turns.scheduler.cancel()
         for timer in bots:
             if timer.ident is not None:  # started
                 timer.join(30)
@@ -40,7 +40,7 @@ def no_checks_left() -> object:
 
 def _lobby_with_stand_in(seconds: int | None) -> Table:
     table = open_lobby(("Ada", "Bob"))
-    services.set_stand_in(table.game_id, table.host_key, 15)
+    lobby.set_stand_in(table.game_id, table.host_key, 15)
     Game.objects.filter(pk=table.game_id).update(stand_in_after=seconds)
     return table
 
@@ -58,7 +58,7 @@ def _settle(table: Table, version: int) -> None:
     for _ in range(200):
         if game(table.game_id).version >= version:
             return
-        for timer in list(standin._checks.timers()) + list(services._turns.timers()):
+        for timer in list(standin._checks.timers()) + list(bot_turns.scheduler.timers.timers()):
             if timer.ident is not None:  # started (one being scheduled is joined next round)
                 timer.join(30)
     pytest.fail(f"the game never reached version {version}")
@@ -69,7 +69,7 @@ def _consistent(table: Table) -> list[int]:
     g = game(table.game_id)
     moves = list(Move.objects.filter(game_id=table.game_id).order_by("index"))
     assert [m.index for m in moves] == list(range(g.version))
-    assert g.state == services.replay_game(g).to_dict()
+    assert g.state == games.replay_game(g).to_dict()
     return [m.seat for m in moves]
 
 
@@ -78,13 +78,13 @@ def test_a_check_stands_in_only_for_an_away_phone_on_an_unchanged_turn() -> None
     table = _table_with_stand_in(seconds=30)
     ada = _seat(table, 0)
     presence.arrive(table.game_id, ada.pk, "ada-phone")
-    assert not services.check_away(table.game_id, 0)  # her phone is connected
+    assert not standin.check(table.game_id, 0, seen_away=True)  # her phone is connected
     presence.leave("ada-phone")
-    assert not services.check_away(table.game_id, 7)  # the game is not at that version
-    assert services.check_away(table.game_id, 0)
+    assert not standin.check(table.game_id, 7, seen_away=True)  # the game is not at that version
+    assert standin.check(table.game_id, 0, seen_away=True)
     ada.refresh_from_db()
     assert ada.role == SeatRole.STAND_IN and ada.player_key == table.player(0).key
-    assert not services.check_away(table.game_id, 0)  # a second check changes nothing
+    assert not standin.check(table.game_id, 0, seen_away=True)  # a second check changes nothing
 
 
 @pytest.mark.django_db
@@ -93,18 +93,18 @@ def test_a_phone_there_is_watched_on_and_one_gone_since_gets_one_more_wait() -> 
     ada = _seat(table, 0)
     presence.arrive(table.game_id, ada.pk, "ada-phone")
     standin.cancel()
-    assert not services.check_away(table.game_id, 0, seen_away=False)
+    assert not standin.check(table.game_id, 0, seen_away=False)
     assert len(standin._checks.timers()) == 1  # watched on, in case its process dies silently
     presence.leave("ada-phone")  # gone (or its row expired) since the wait began
-    assert not services.check_away(table.game_id, 0, seen_away=False)
+    assert not standin.check(table.game_id, 0, seen_away=False)
     assert len(standin._checks.timers()) == 2 and _seat(table, 0).role == SeatRole.HUMAN
-    assert services.check_away(table.game_id, 0, seen_away=True)  # away a whole wait
+    assert standin.check(table.game_id, 0, seen_away=True)  # away a whole wait
 
 
 @pytest.mark.django_db
 def test_no_stand_in_when_the_host_left_the_option_off() -> None:
     table = _table_with_stand_in(seconds=None)
-    assert not services.check_away(table.game_id, 0)
+    assert not standin.check(table.game_id, 0, seen_away=True)
     assert _seat(table, 0).role == SeatRole.HUMAN
 
 
@@ -117,7 +117,7 @@ def test_two_checks_of_one_turn_make_one_stand_in_and_one_move() -> None:
 
     def check() -> None:
         start_together.wait()
-        results.append(services.check_away_now(table.game_id, 0))
+        results.append(standin.check_now(table.game_id, 0, seen_away=True))
 
     threads = [threading.Thread(target=check) for _ in range(2)]
     for thread in threads:
@@ -173,8 +173,8 @@ async def test_no_stand_in_while_the_phone_is_connected(screens: Screens) -> Non
 def test_after_a_restart_the_waits_for_away_phones_resume() -> None:
     table = _table_with_stand_in(seconds=1)
     standin.cancel()  # the old process (or a dead worker) died with its timers
-    assert services.resume_stand_in_checks() == 1
-    assert services.resume_stand_in_checks() == 0  # the next sweep: watched already
+    assert standin.resume_checks() == 1
+    assert standin.resume_checks() == 0  # the next sweep: watched already
     _settle(table, 1)
     assert _seat(table, 0).role == SeatRole.STAND_IN
     assert _consistent(table)[0] == 0

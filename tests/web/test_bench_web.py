@@ -226,7 +226,7 @@ def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
     from game.bench.web.tables import project_table, project_table_in_play, script
     from game.engine.rules import replay
     from game.models import Game
-    from game.writer import services
+    from game.writer import games
 
     # A game dealt with its first changes played: the client's script goes on from there.
     table = project_table(3, played=7)
@@ -234,7 +234,7 @@ def test_paced_games_join_part_played_each_at_a_stage_of_its_own() -> None:
     assert table.version == game.version == table.start + 7
     notations = [action for _seat, action in script(SEED + 3)[:7]]
     assert game.state == replay(4, game.seed, notations, first_player=0).to_dict()
-    assert services.replay_game(game).to_dict() == game.state
+    assert games.replay_game(game).to_dict() == game.state
     # Games dealt in play are spread over a game's length, none at the same stage.
     stages = []
     for number in range(10, 16):

@@ -19,7 +19,7 @@ from game.engine.vocabulary import SeatRole
 from game.models import Game, Seat
 from game.screens import snapshot
 from game.storage import readmodel
-from game.writer import services
+from game.writer import lobby, moves, seating
 from tests.web.helpers import Table, fingerprint, game, open_lobby, play_as, start
 from tests.web.test_services import refused_and_unchanged
 from tests.web.test_views import client_for, host_client
@@ -43,7 +43,7 @@ def test_the_host_picks_each_bots_level() -> None:
     table = open_lobby(("Ada",))
     add_bots(table, "easy", "hard", "medium")
     assert bot_seats(table) == [(1, "easy", 1), (2, "hard", 2), (3, "medium", 3)]
-    services.remove_seat(table.game_id, table.host_key, 1)
+    lobby.remove_seat(table.game_id, table.host_key, 1)
     add_bots(table, "hard")
     assert bot_seats(table) == [(1, "hard", 2), (2, "medium", 3), (3, "hard", 1)]
 
@@ -113,7 +113,7 @@ def test_hard_bots_play_a_game(settings: Any) -> None:
     start(table)
     for _ in range(4):
         g = game(table.game_id)
-        assert services.play_bot_turn(g.id, g.version)
+        assert moves.play_bot_turn(g.id, g.version)
     assert game(table.game_id).version >= 4
 
 
@@ -142,45 +142,45 @@ def test_the_host_sets_the_stand_in_in_the_lobby() -> None:
 def test_only_offered_waiting_times_are_accepted(seconds: int) -> None:
     table = open_lobby(("Ada", "Bob"))
     gid = table.game_id
-    refused_and_unchanged(gid, lambda: services.set_stand_in(gid, table.host_key, seconds))
+    refused_and_unchanged(gid, lambda: lobby.set_stand_in(gid, table.host_key, seconds))
 
 
 def test_only_the_host_sets_the_stand_in_and_only_in_the_lobby() -> None:
     table = open_lobby(("Ada", "Bob"))
     gid = table.game_id
-    refused_and_unchanged(gid, lambda: services.set_stand_in(gid, table.player(0).key, 30))
+    refused_and_unchanged(gid, lambda: lobby.set_stand_in(gid, table.player(0).key, 30))
     start(table)
-    refused_and_unchanged(gid, lambda: services.set_stand_in(gid, table.host_key, 30))
+    refused_and_unchanged(gid, lambda: lobby.set_stand_in(gid, table.host_key, 30))
 
 
 def with_stand_in(seconds: int | None = 30) -> Table:
     table = open_lobby(("Ada", "Bob"))
-    services.set_stand_in(table.game_id, table.host_key, seconds)
+    lobby.set_stand_in(table.game_id, table.host_key, seconds)
     return start(table, first_player=0)
 
 
 def test_a_bot_plays_for_a_phone_away_on_its_turn_until_it_reconnects() -> None:
     table = with_stand_in()
     ada = table.player(0)
-    assert services.stand_in_for_away(table.game_id, 0, 0)
+    assert seating.stand_in_for_away(table.game_id, 0, 0)
     seat = Seat.objects.get(game_id=table.game_id, position=0)
     assert (seat.role, seat.bot_level, seat.player_key) == (SeatRole.STAND_IN, "", ada.key)
 
     page = Client().get(f"/host/{table.code}/").content.decode()
     assert "a bot plays for Ada" in page  # the TV says who plays for whom
 
-    assert services.play_bot_turn(table.game_id, 0)
+    assert moves.play_bot_turn(table.game_id, 0)
     assert game(table.game_id).state["current"] == 1  # type: ignore[index]
-    assert services.take_seat_back(table.game_id, ada.key) == seat
+    assert seating.take_seat_back(table.game_id, ada.key) == seat
     seat.refresh_from_db()
     assert (seat.role, seat.bot_level, seat.player_key) == (SeatRole.HUMAN, "", ada.key)
-    assert services.take_seat_back(table.game_id, ada.key) is None  # already back
+    assert seating.take_seat_back(table.game_id, ada.key) is None  # already back
 
 
 def test_opening_the_phone_page_again_takes_the_seat_back() -> None:
     # A phone whose socket is refused (its seat is a bot's) reloads its page.
     table = with_stand_in()
-    services.stand_in_for_away(table.game_id, 0, 0)
+    seating.stand_in_for_away(table.game_id, 0, 0)
     page = client_for(table.player(0).key).get(f"/play/{table.code}/")
     assert page.status_code == 200 and 'data-my-turn="1"' in page.content.decode()
     seat = Seat.objects.get(game_id=table.game_id, position=0)
@@ -189,28 +189,28 @@ def test_opening_the_phone_page_again_takes_the_seat_back() -> None:
 
 def test_the_rejoin_code_also_takes_the_seat_back_from_a_stand_in() -> None:
     table = with_stand_in()
-    services.stand_in_for_away(table.game_id, 0, 0)
+    seating.stand_in_for_away(table.game_id, 0, 0)
     seat = Seat.objects.get(game_id=table.game_id, position=0)
-    services.rejoin(table.game_id, "another-phone", seat.rejoin_code)
+    seating.rejoin(table.game_id, "another-phone", seat.rejoin_code)
     seat.refresh_from_db()
     assert (seat.role, seat.player_key) == (SeatRole.HUMAN, "another-phone")
 
 
 def test_no_stand_in_when_off_not_their_turn_or_the_game_moved_on() -> None:
     off = with_stand_in(None)
-    assert not services.stand_in_for_away(off.game_id, 0, 0)
+    assert not seating.stand_in_for_away(off.game_id, 0, 0)
     table = with_stand_in()
-    assert not services.stand_in_for_away(table.game_id, 1, 0)  # Ada is to play
+    assert not seating.stand_in_for_away(table.game_id, 1, 0)  # Ada is to play
     play_as(table, "take:wug")
-    assert not services.stand_in_for_away(table.game_id, 1, 0)  # seen at an older version
+    assert not seating.stand_in_for_away(table.game_id, 1, 0)  # seen at an older version
     assert not Seat.objects.filter(game_id=table.game_id, role=SeatRole.STAND_IN).exists()
-    assert services.stand_in_for_away(table.game_id, 1, 1)
+    assert seating.stand_in_for_away(table.game_id, 1, 1)
 
 
 def test_a_rematch_keeps_the_stand_in_setting() -> None:
     table = with_stand_in(60)
     Game.objects.filter(pk=table.game_id).update(status=Game.Status.OVER)
-    fresh = services.rematch(table.game_id, table.host_key)
+    fresh = lobby.rematch(table.game_id, table.host_key)
     assert fresh.stand_in_after == 60
 
 
@@ -281,15 +281,15 @@ def test_only_offered_think_times_are_accepted(posted: str) -> None:
 def test_the_service_refuses_think_times_not_offered(seconds: float) -> None:
     table = open_lobby(("Ada", "Bob"))
     gid = table.game_id
-    refused_and_unchanged(gid, lambda: services.set_hard_bot_seconds(gid, table.host_key, seconds))
+    refused_and_unchanged(gid, lambda: lobby.set_hard_bot_seconds(gid, table.host_key, seconds))
 
 
 def test_only_the_host_sets_the_think_time_and_only_in_the_lobby() -> None:
     table = open_lobby(("Ada", "Bob"))
     gid = table.game_id
-    refused_and_unchanged(gid, lambda: services.set_hard_bot_seconds(gid, table.player(0).key, 2))
+    refused_and_unchanged(gid, lambda: lobby.set_hard_bot_seconds(gid, table.player(0).key, 2))
     start(table)
-    refused_and_unchanged(gid, lambda: services.set_hard_bot_seconds(gid, table.host_key, 2))
+    refused_and_unchanged(gid, lambda: lobby.set_hard_bot_seconds(gid, table.host_key, 2))
     host = host_client(table)
     response = host.post(think_url(table), {"seconds": "2"}, follow=True)
     assert 'class="messages"' in response.content.decode()
@@ -298,10 +298,10 @@ def test_only_the_host_sets_the_think_time_and_only_in_the_lobby() -> None:
 
 def test_a_rematch_keeps_the_think_time() -> None:
     table = open_lobby(("Ada", "Bob"))
-    services.set_hard_bot_seconds(table.game_id, table.host_key, 4.0)
+    lobby.set_hard_bot_seconds(table.game_id, table.host_key, 4.0)
     start(table)
     Game.objects.filter(pk=table.game_id).update(status=Game.Status.OVER)
-    fresh = services.rematch(table.game_id, table.host_key)
+    fresh = lobby.rematch(table.game_id, table.host_key)
     assert game(fresh.pk).hard_bot_seconds == 4.0
 
 
@@ -315,9 +315,9 @@ def test_a_hard_bots_turn_thinks_for_the_games_time(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(SearchBot, "choose", choose)
     table = open_lobby(("Ada",))
     add_bots(table, "hard")
-    services.set_hard_bot_seconds(table.game_id, table.host_key, 2.0)
+    lobby.set_hard_bot_seconds(table.game_id, table.host_key, 2.0)
     start(table, first_player=1)
-    assert services.play_bot_turn(table.game_id, 0)
+    assert moves.play_bot_turn(table.game_id, 0)
     assert budgets == [2.0]
     assert game(table.game_id).version == 1
 

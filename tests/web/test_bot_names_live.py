@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from game.writer import services
+from game.writer import lobby
 from tests.web.helpers import Screens, db, open_lobby
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,9 +21,9 @@ async def test_a_german_tv_and_a_finnish_phone_name_the_same_bot_each_in_their_l
         table.code, "seat", table.player(0).session, cookies="django_language=fi", label="Ada"
     )
     assert tv_ok and ada_ok
-    await db(services.add_bot)(table.game_id, table.host_key, "hard")
+    await db(lobby.add_bot)(table.game_id, table.host_key, "hard")
     assert "Bot 1 (schwer)" in await tv.until(lambda m: "Bot 1 (schwer)" in m)
     await ada.until(lambda m: "Botti 1 (vaikea)" in m)
-    await db(services.start_game)(table.game_id, table.host_key, 0)
+    await db(lobby.start_game)(table.game_id, table.host_key, 0)
     await tv.until(lambda m: 'data-status="playing"' in m and "Bot 1 (schwer)" in m)
     await ada.until(lambda m: 'data-my-turn="1"' in m and "Botti 1 (vaikea)" in m)

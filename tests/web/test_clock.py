@@ -32,13 +32,13 @@ PRINT_CLOCK = (
     "from django.conf import settings\n"
     "from game.screens import words\n"
     "from game.storage import presence\n"
-    "from game.writer import liveness, services\n"
+    "from game.writer import bot_turns, liveness\n"
     "print(json.dumps({\n"
     f"    'settings': {{name: getattr(settings, name) for name in {TIMINGS!r}}},\n"
     "    'page': words.TIMINGS,\n"
     "    'silent': presence.SILENT, 'live': presence.LIVE, 'grace': presence.grace(),\n"
-    "    'tick': liveness.TICK, 'lease': services.BOT_LEASE.total_seconds(),\n"
-    "    'sweep': services.BOT_SWEEP_EVERY,\n"
+    "    'tick': liveness.TICK, 'lease': bot_turns.BOT_LEASE.total_seconds(),\n"
+    "    'sweep': bot_turns.BOT_SWEEP_EVERY,\n"
     "}))"
 )
 

@@ -17,7 +17,7 @@ from game.engine import legal_actions
 from game.engine.bot_registry import make_bot
 from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Presence, Seat, new_player_key
-from game.writer import services
+from game.writer import games, lobby, seating
 from tests.web.helpers import (
     Screen,
     Screens,
@@ -466,7 +466,7 @@ async def test_bots_play_by_themselves_while_a_screen_is_connected(screens: Scre
     )()
     assert moves[:2] == [1, 0] and set(moves[2:]) == {1}
     g = await db(game)(table.game_id)
-    assert g.state == (await db(services.replay_game)(g)).to_dict()
+    assert g.state == (await db(games.replay_game)(g)).to_dict()
     await tv.until_version(g.version)
 
 
@@ -608,7 +608,7 @@ async def test_a_game_of_bots_is_played_to_the_end_on_the_tv(
     g = await db(game)(table.game_id)
     assert g.status == Game.Status.OVER
     assert version_of(end) == g.version
-    assert g.state == (await db(services.replay_game)(g)).to_dict()
+    assert g.state == (await db(games.replay_game)(g)).to_dict()
     assert await db(assert_no_hidden_cards)(table.game_id, tv) > 0
 
 
@@ -624,7 +624,7 @@ async def test_after_a_seat_is_removed_each_phone_still_shows_its_own_seat(
     cy = await screens.phone(table, 2)
     await settle(ada, bob, cy)
 
-    await db(services.remove_seat)(table.game_id, table.host_key, 1)  # Bob leaves
+    await db(lobby.remove_seat)(table.game_id, table.host_key, 1)  # Bob leaves
     table.players = [table.player(0), table.player(2)]
     table.players[1].position = 1
     await bob.until(lambda view: "no longer holds a seat" in view)
@@ -655,7 +655,7 @@ async def test_a_phone_that_lost_its_seat_to_a_rejoin_stops_seeing_the_hand(
     code = await db(rejoin_code)(table.game_id, 1)
     new_key = new_player_key()
     new_session_key = await db(new_session)(new_key)
-    await db(services.rejoin)(table.game_id, new_key, code)
+    await db(seating.rejoin)(table.game_id, new_key, code)
     connected, _detail, new_phone = await screens.try_open(
         table.code, "seat", new_session_key, label="Bob's new phone", seat=1
     )
@@ -700,7 +700,7 @@ async def test_the_game_over_screen_reaches_everyone(screens: Screens) -> None:
     assert 'data-status="over"' in views["tv"]
     assert 'id="rematch"' in views["tv"]
     assert "Game over" in region(views["Ada"], "status")
-    fresh = await db(services.rematch)(table.game_id, table.host_key)
+    fresh = await db(lobby.rematch)(table.game_id, table.host_key)
     await tv.until(lambda view: f'data-redirect="/host/{fresh.code}/"' in view)
     await ada.until(lambda view: f'data-redirect="/play/{fresh.code}/"' in view)
     await bob.until(lambda view: f'data-redirect="/play/{fresh.code}/"' in view)

@@ -405,15 +405,15 @@ def test_the_row_tells_every_move_of_a_whole_game_as_a_replay_does(
     from game.engine.bot_registry import make_bot
     from game.models import Game
     from game.storage import history
-    from game.writer import services
+    from game.writer import games, moves
     from tests.web.helpers import started
 
     names = ("Ada", "Bob", "Cy", "Di")[:players]
     table = started(names)
     game = Game.objects.get(pk=table.game_id)
-    state = services.load_state(game)
+    state = games.load_state(game)
     assert state is not None
-    replay = history._Replay(services.replay_game(game), keep=history.RECENT)
+    replay = history._Replay(games.replay_game(game), keep=history.RECENT)
     bots = [make_bot(kind, seed=7 + seat) for seat in range(players)]
     kinds: set[str] = set()
     for _move in range(1000):
@@ -422,7 +422,7 @@ def test_the_row_tells_every_move_of_a_whole_game_as_a_replay_does(
         seat = state.current
         text = bots[seat].choose(state, seat).notation()
         apply_action(state, parse_action(text), seat=seat)
-        services.play(table.game_id, table.player(seat).key, text, state.moves - 1)
+        moves.play(table.game_id, table.player(seat).key, text, state.moves - 1)
         replayed = replay.play([text])
         kept = history.decode_told(Game.objects.get(pk=table.game_id).recent)
         assert (kept.moves, kept.finished) == (replay.moves, replay.finished)

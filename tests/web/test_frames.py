@@ -23,7 +23,7 @@ from game.screens.join_qr import join_url
 from game.screens.phone import phone_screen
 from game.screens.table import table_screen
 from game.storage import readmodel
-from game.writer import services
+from game.writer import moves
 from tests.web.helpers import Page, elements, find_element, open_lobby, start, state_of
 
 pytestmark = pytest.mark.django_db
@@ -99,7 +99,7 @@ def test_every_screen_built_from_frames_shows_what_a_fresh_render_shows() -> Non
             bot = make_level_bot("easy", 1000 + state.moves)
             action = bot.choose(state, state.current).notation()
             kinds.add(action.split(":")[0])
-            services.play(table.game_id, table.player(state.current).key, action, state.moves)
+            moves.play(table.game_id, table.player(state.current).key, action, state.moves)
     # The game went through what the docstring promises.
     assert {"take", "buy", "reserve", "return"} <= kinds, kinds
     assert any(p.nobles for p in state.players)

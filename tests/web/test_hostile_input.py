@@ -29,7 +29,7 @@ from django.test import Client
 
 from game import names
 from game.models import Game, Seat
-from game.writer import rejoin_guard, services
+from game.writer import lobby, rejoin_guard, seating
 from tests.web import household_games
 from tests.web.helpers import new_session
 from tests.web.test_postgres import on_postgres
@@ -48,7 +48,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-from game.writer import services
+from game.writer import lobby, seating
 from game.models import Game
 from tests.web.helpers import new_session
 from tests.web.test_safety import secrets_in
@@ -66,18 +66,18 @@ ROUTES = sorted(set(patterns(get_resolver().url_patterns)))
 assert any("<str:code>" in r for r in ROUTES) and "how-to-play/" in ROUTES, ROUTES
 
 # A lobby, a game in play and a finished one (for the archive's pages), with a host and a phone.
-lobby = services.create_game("host-key")
-services.join_game(lobby.id, "phone-key", "Ada")
-playing = services.create_game("host-key")
+lobby_game = lobby.create_game("host-key")
+seating.join_game(lobby_game.id, "phone-key", "Ada")
+playing = lobby.create_game("host-key")
 for key, name in (("phone-key", "Ada"), ("other-key", "Bob")):
-    services.join_game(playing.id, key, name)
-services.start_game(playing.id, "host-key", first_player=0)
-over = services.create_game("host-key")
+    seating.join_game(playing.id, key, name)
+lobby.start_game(playing.id, "host-key", first_player=0)
+over = lobby.create_game("host-key")
 for key, name in (("phone-key", "Ada"), ("other-key", "Bob")):
-    services.join_game(over.id, key, name)
-services.start_game(over.id, "host-key", first_player=0)
+    seating.join_game(over.id, key, name)
+lobby.start_game(over.id, "host-key", first_player=0)
 Game.objects.filter(pk=over.pk).update(status=Game.Status.OVER)
-CODES = [g.code for g in (lobby, playing, over)]
+CODES = [g.code for g in (lobby_game, playing, over)]
 SESSIONS = {"host": new_session("host-key"), "phone": new_session("phone-key"), "nobody": ""}
 
 # Every field any form or view reads, and the query parameters the pages take.
@@ -346,16 +346,16 @@ UNREADABLE_POSTS = [
 
 def unreadable_world() -> dict[str, str]:
     """A lobby (Ada seated), a game being played (Ada and Bob) and a finished one."""
-    lobby = services.create_game(HOST_KEY)
-    services.join_game(lobby.id, ADA_KEY, "Ada")
-    playing = services.create_game(HOST_KEY)
-    services.join_game(playing.id, ADA_KEY, "Ada")
-    bob = services.join_game(playing.id, BOB_KEY, "Bob")
-    services.start_game(playing.id, HOST_KEY, first_player=0)
+    lobby_game = lobby.create_game(HOST_KEY)
+    seating.join_game(lobby_game.id, ADA_KEY, "Ada")
+    playing = lobby.create_game(HOST_KEY)
+    seating.join_game(playing.id, ADA_KEY, "Ada")
+    bob = seating.join_game(playing.id, BOB_KEY, "Bob")
+    lobby.start_game(playing.id, HOST_KEY, first_player=0)
     bob.refresh_from_db()
     over = household_games.play(["Ada", "Bob"], seed=11)
     return {
-        "lobby": lobby.code,
+        "lobby": lobby_game.code,
         "playing": playing.code,
         "over": over.code,
         "bob_code_head": bob.rejoin_code[:3],
@@ -452,28 +452,28 @@ def test_unreadable_posts_are_refused_and_change_nothing_on_postgres() -> None:
     ],
 )
 def test_names_in_any_script_still_join(name: str) -> None:
-    lobby = services.create_game(HOST_KEY)
+    lobby_game = lobby.create_game(HOST_KEY)
     body = "name=" + quote(name, safe="")
     response = Client(REMOTE_ADDR=LAN).post(
-        f"/join/{lobby.code}/", data=body, content_type="application/x-www-form-urlencoded"
+        f"/join/{lobby_game.code}/", data=body, content_type="application/x-www-form-urlencoded"
     )
     assert response.status_code == 302
-    assert list(Seat.objects.filter(game=lobby).values_list("name", flat=True)) == [name]
+    assert list(Seat.objects.filter(game=lobby_game).values_list("name", flat=True)) == [name]
 
 
 @pytest.mark.django_db
 def test_tabs_and_line_breaks_in_a_name_are_spaces() -> None:
-    lobby = services.create_game(HOST_KEY)
-    response = Client().post(f"/join/{lobby.code}/", {"name": "Ada\tLove\r\nlace\n"})
+    lobby_game = lobby.create_game(HOST_KEY)
+    response = Client().post(f"/join/{lobby_game.code}/", {"name": "Ada\tLove\r\nlace\n"})
     assert response.status_code == 302
-    assert Seat.objects.get(game=lobby).name == "Ada Love lace"
+    assert Seat.objects.get(game=lobby_game).name == "Ada Love lace"
 
 
 @pytest.mark.django_db
 def test_the_refused_name_is_shown_without_what_could_not_be_read() -> None:
-    lobby = services.create_game(HOST_KEY)
+    lobby_game = lobby.create_game(HOST_KEY)
     response = Client().post(
-        f"/join/{lobby.code}/",
+        f"/join/{lobby_game.code}/",
         data=b"name=Ad%FFa%00",
         content_type="application/x-www-form-urlencoded",
     )
@@ -485,10 +485,10 @@ def test_the_refused_name_is_shown_without_what_could_not_be_read() -> None:
 
 @pytest.mark.django_db
 def test_a_remembered_name_of_bytes_is_not_offered() -> None:
-    lobby = services.create_game(HOST_KEY)
+    lobby_game = lobby.create_game(HOST_KEY)
     client = Client()
     client.cookies["splendor_name"] = "%FF%FEAda"
-    page = client.get(f"/join/{lobby.code}/").content.decode()
+    page = client.get(f"/join/{lobby_game.code}/").content.decode()
     assert 'name="name" value=""' in page and "\ufffd" not in page
 
 
@@ -501,15 +501,15 @@ def test_a_remembered_name_of_bytes_is_not_offered() -> None:
     ],
 )
 def test_the_refusal_is_in_the_phones_language(language: str, text: str) -> None:
-    lobby = services.create_game(HOST_KEY)
+    lobby_game = lobby.create_game(HOST_KEY)
     response = Client().post(
-        f"/join/{lobby.code}/",
+        f"/join/{lobby_game.code}/",
         data=b"name=%FF%FE",
         content_type="application/x-www-form-urlencoded",
         HTTP_ACCEPT_LANGUAGE=language,
     )
     assert text in response.content.decode()
-    assert not Seat.objects.filter(game=lobby).exists()
+    assert not Seat.objects.filter(game=lobby_game).exists()
 
 
 def test_readable_draws_the_line_by_category() -> None:
@@ -529,10 +529,10 @@ def test_readable_draws_the_line_by_category() -> None:
 @pytest.mark.parametrize("path", ["stand-in-after", "hard-bot-seconds"])
 def test_a_lobby_choice_of_thousands_of_digits_is_refused_not_a_server_error(path: str) -> None:
     """int() refuses more than 4,300 digits with a ValueError: the forms stop them first."""
-    lobby = services.create_game(HOST_KEY)
+    lobby_game = lobby.create_game(HOST_KEY)
     before = stored()
     host = Client()
     host.cookies[settings.SESSION_COOKIE_NAME] = new_session(HOST_KEY)
-    response = host.post(f"/host/{lobby.code}/{path}/", {"seconds": "9" * 5000}, follow=True)
-    assert response.redirect_chain == [(f"/host/{lobby.code}/", 302)]
+    response = host.post(f"/host/{lobby_game.code}/{path}/", {"seconds": "9" * 5000}, follow=True)
+    assert response.redirect_chain == [(f"/host/{lobby_game.code}/", 302)]
     assert stored() == before

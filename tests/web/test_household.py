@@ -484,12 +484,12 @@ from django.core.management import call_command
 call_command("migrate", verbosity=0)
 from django.db import connection
 from game.storage import household
-from game.writer import services
+from game.writer import bot_turns
 from game.models import Game
 from tests.web.household_games import household as play_household
 
 games = play_household()
-services.wait_for_bot_turns()
+bot_turns.scheduler.wait()
 
 def figures():
     return {

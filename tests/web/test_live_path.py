@@ -26,7 +26,7 @@ from game.engine import apply_action, legal_actions, parse_action
 from game.engine.bot_registry import make_bot
 from game.models import Game, Presence, Seat
 from game.storage import presence, readmodel
-from game.writer import liveness, services
+from game.writer import bot_turns, games, liveness, moves
 from tests.web.helpers import (
     PONG,
     Screens,
@@ -87,7 +87,7 @@ async def _one_change(screens: Screens, statements: Statements, phones: int) -> 
     await asyncio.gather(*(screen.barrier() for screen in watching))
     statements.sql.clear()
     with mock.patch.object(readmodel, "read", wraps=readmodel.read) as reads:
-        await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+        await db(moves.play)(table.game_id, table.player(0).key, "take:wug", 0)
         for screen in watching:
             await screen.until_version(1)
         return statements.reads_of_the_game(), reads.call_count
@@ -118,7 +118,7 @@ async def test_changes_committed_back_to_back_reach_the_screens_in_order(
 
     def play_six() -> None:
         for version, take in enumerate(("take:wug", "take:rkw", "take:ugr") * 2):
-            services.play(table.game_id, table.player(version % 2).key, take, version)
+            moves.play(table.game_id, table.player(version % 2).key, take, version)
 
     await db(play_six)()
     for screen in (tv, ada):
@@ -137,7 +137,7 @@ async def test_unchanged_regions_and_sheets_are_not_sent_again(screens: Screens)
     first = await tv.receive()
     assert "<svg" in first, "the first view carries the join QR code"
     await cy.until_version(0)
-    await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+    await db(moves.play)(table.game_id, table.player(0).key, "take:wug", 0)
     update = await cy.until_version(1)
     frame = cy.log[-1]
     # Cy was not to play before nor after: the market and its action sheets did not change.
@@ -189,7 +189,7 @@ async def test_the_tv_log_gets_only_the_new_turn_and_keeps_the_last_six(screens:
     takes = ("take:wug", "take:rkw", "take:ugr", "take:kwu", "take:grk", "take:wug", "take:rkw")
     for version, take in enumerate(takes):
         key = table.player(version % 4).key
-        await db(services.play)(table.game_id, key, take, version)
+        await db(moves.play)(table.game_id, key, take, version)
         await tv.until_version(version + 1)
         frame = tv.log[-1]
         turn = version + 1
@@ -215,7 +215,7 @@ async def test_screens_get_only_the_parts_of_their_panels_that_changed(
     tv = await screens.tv(table)
     await cy.until_version(0)
     await tv.until_version(0)
-    await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+    await db(moves.play)(table.game_id, table.player(0).key, "take:wug", 0)
     await cy.until_version(1)
     # The TV too: Ada's tokens, not her whole panel (her score did not change).
     await tv.until_version(1)
@@ -231,8 +231,8 @@ async def test_screens_get_only_the_parts_of_their_panels_that_changed(
     assert 'id="status"' not in frame and 'id="take-picker"' not in frame
     assert 'id="my-hand"' not in frame
     # Cy's own take changes Cy's tokens in the hand, and nothing else of it.
-    await db(services.play)(table.game_id, table.player(1).key, "take:rkw", 1)
-    await db(services.play)(table.game_id, table.player(2).key, "take:ugr", 2)
+    await db(moves.play)(table.game_id, table.player(1).key, "take:rkw", 1)
+    await db(moves.play)(table.game_id, table.player(2).key, "take:ugr", 2)
     await cy.until_version(3)
     assert 'id="my-tokens" hx-swap-oob="true"' in cy.log[-1]
     assert 'id="my-hand"' not in cy.log[-1]
@@ -257,12 +257,12 @@ async def test_a_new_card_brings_its_sheet_and_a_bought_one_takes_its_sheet_away
     table = await db(started)(("Ada", "Bob"))
     ada = await screens.phone(table, 0)
     view = await ada.until_version(0)
-    market = (await db(services.load_state)(await db(game)(table.game_id))).market
+    market = (await db(games.load_state)(await db(game)(table.game_id))).market
     reserved = market[0][0]
     assert f'id="sheet-card-{reserved}"' in view
     await ada.send({"action": f"reserve:{reserved}", "version": 0})
     view = await ada.until_version(1)
-    state = await db(services.load_state)(await db(game)(table.game_id))
+    state = await db(games.load_state)(await db(game)(table.game_id))
     replacement = state.market[0][0]
     assert f'id="sheet-card-{replacement}"' in view, "the new card's sheet is missing"
     assert f'id="sheet-card-{reserved}"' in view, "a reserved card keeps its sheet"
@@ -336,7 +336,7 @@ async def test_a_socket_that_dies_with_an_error_leaves_no_presence(screens: Scre
 
 def test_the_writer_plays_a_bot_turn_with_no_screen_connected() -> None:
     table = started(("Ada",), bots=1, first_player=1)
-    services.wait_for_bot_turns()  # the writer scheduled exactly the bot's move
+    bot_turns.scheduler.wait()  # the writer scheduled exactly the bot's move
     assert game(table.game_id).version == 1
     assert game(table.game_id).state["current"] == 0  # type: ignore[index]
 
@@ -344,44 +344,44 @@ def test_the_writer_plays_a_bot_turn_with_no_screen_connected() -> None:
 def test_a_bot_turn_nobody_plays_is_swept_up(settings: Settings) -> None:
     settings.SPLENDOR_BOT_DELAY = 60  # the scheduled move would come far too late
     table = started(("Ada",), bots=1, first_player=1)
-    services.cancel_bot_turns()  # the server stopped before the bot moved
+    bot_turns.scheduler.cancel()  # the server stopped before the bot moved
     # Its claim is a lease, still live: no other process takes the turn yet.
-    assert services.pending_bot_turns() == []
-    expired = timezone.now() - services.BOT_LEASE - timedelta(seconds=1)
+    assert bot_turns.pending() == []
+    expired = timezone.now() - bot_turns.BOT_LEASE - timedelta(seconds=1)
     Game.objects.filter(pk=table.game_id).update(bot_claimed_at=expired)
-    assert services.pending_bot_turns() == [(table.game_id, 0)]
-    assert services.sweep_bot_turns() == 1  # no pause: the turn has waited long enough
-    services.wait_for_bot_turns()
+    assert bot_turns.pending() == [(table.game_id, 0)]
+    assert bot_turns.scheduler.sweep() == 1  # no pause: the turn has waited long enough
+    bot_turns.scheduler.wait()
     assert game(table.game_id).version == 1
-    assert services.pending_bot_turns() == []
+    assert bot_turns.pending() == []
 
 
 def test_one_process_claims_a_bot_turn_and_keeps_it_while_it_renews() -> None:
     table = started(("Ada", "Bob"))
     gid = table.game_id
-    claimed = services.claim_bot_turn(gid, 0)
+    claimed = bot_turns.claim(gid, 0)
     assert claimed is not None
-    assert services.claim_bot_turn(gid, 0) is None, "a second process claimed the same turn"
-    assert services.claim_bot_turn(gid, 5) is None, "a turn of another version"
-    renewed = services.renew_bot_claim(gid, 0, claimed)
+    assert bot_turns.claim(gid, 0) is None, "a second process claimed the same turn"
+    assert bot_turns.claim(gid, 5) is None, "a turn of another version"
+    renewed = bot_turns.renew(gid, 0, claimed)
     assert renewed is not None and renewed >= claimed
-    assert services.renew_bot_claim(gid, 0, claimed) is None, "renewed with an old claim"
+    assert bot_turns.renew(gid, 0, claimed) is None, "renewed with an old claim"
     # Not renewed for a whole lease: its process died; another takes over, once.
-    stale = timezone.now() - services.BOT_LEASE - timedelta(seconds=1)
+    stale = timezone.now() - bot_turns.BOT_LEASE - timedelta(seconds=1)
     Game.objects.filter(pk=gid).update(bot_claimed_at=stale)
-    taken = services.claim_bot_turn(gid, 0)
+    taken = bot_turns.claim(gid, 0)
     assert taken is not None, "a dead process's claim is taken over"
-    assert services.claim_bot_turn(gid, 0) is None
-    assert services.renew_bot_claim(gid, 0, renewed) is None, "the dead process lost it"
+    assert bot_turns.claim(gid, 0) is None
+    assert bot_turns.renew(gid, 0, renewed) is None, "the dead process lost it"
 
 
 def test_a_bot_thinks_outside_the_lock_and_a_stale_choice_is_dropped() -> None:
     table = started(("Ada",), bots=1, first_player=0)
-    services.play(table.game_id, table.player(0).key, "take:wug", 0)
-    services.cancel_bot_turns()
+    moves.play(table.game_id, table.player(0).key, "take:wug", 0)
+    bot_turns.scheduler.cancel()
     before = fingerprint(table.game_id)
     # A move chosen on version 1 arrives after the game moved on: nothing happens.
-    assert services.play_bot_turn(table.game_id, 0) is False
+    assert moves.play_bot_turn(table.game_id, 0) is False
     assert fingerprint(table.game_id) == before
 
 
@@ -440,7 +440,7 @@ async def test_a_change_a_screen_never_heard_of_is_shown_at_the_next_version_che
         await screen.until_version(0)
         await screen.barrier()  # the TV hears of each phone arriving first
     monkeypatch.setattr(notices, "publish", lambda *args, **kwargs: None)  # lost on the way
-    await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+    await db(moves.play)(table.game_id, table.player(0).key, "take:wug", 0)
     monkeypatch.undo()
     for phone in (ada, bob):
         assert await phone.barrier() == [], phone.label  # a ping is only answered

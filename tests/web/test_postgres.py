@@ -19,23 +19,23 @@ django.setup()
 from django.core.management import call_command
 from django.db import connection
 call_command("migrate", verbosity=0)
-from game.writer import services
+from game.writer import games, lobby, moves, seating
 from game.models import Card, Game, Move, Noble, Seat
 
-game = services.create_game("host")
+game = lobby.create_game("host")
 for key, name in (("ka", "Ada"), ("kb", "Bob")):
-    services.join_game(game.id, key, name)
-services.start_game(game.id, "host", first_player=0)
-services.play(game.id, "ka", "take:wug", 0)
-services.play(game.id, "kb", "reserve:d1", 1)
+    seating.join_game(game.id, key, name)
+lobby.start_game(game.id, "host", first_player=0)
+moves.play(game.id, "ka", "take:wug", 0)
+moves.play(game.id, "kb", "reserve:d1", 1)
 
 # Two taps on the same version, at the same moment, from Ada's two phones.
 results = []
 def tap(text):
     try:
-        services.play(game.id, "ka", text, 2)
+        moves.play(game.id, "ka", text, 2)
         results.append("applied")
-    except services.Refused:
+    except games.Refused:
         results.append("refused")
     finally:
         connection.close()
@@ -46,13 +46,13 @@ for t in threads: t.join()
 game.refresh_from_db()
 print(connection.vendor, Card.objects.count(), Noble.objects.count())
 print(sorted(results), game.version, Move.objects.filter(game=game).count())
-print(services.replay_game(game).to_dict() == game.state)
+print(games.replay_game(game).to_dict() == game.state)
 
 # The writer's plain SQL (game.storage.store) reads what the ORM reads, types included.
 from django.db import transaction
 from game.storage import store
 with transaction.atomic():
-    fast, seats = store.lock_game(game.id)
+    fast, rows = store.lock_game(game.id)
 deferred = fast.get_deferred_fields()
 names = [f.attname for f in Game._meta.concrete_fields if f.attname not in deferred]
 pairs = [(getattr(fast, n), getattr(game, n)) for n in names]
@@ -61,8 +61,8 @@ orm_seats = [
     {f.attname: getattr(s, f.attname) for f in Seat._meta.concrete_fields}
     for s in game.seats.order_by("position")
 ]
-fast_seats = [{f.attname: getattr(s, f.attname) for f in Seat._meta.concrete_fields} for s in seats]
-types = {type(getattr(s, f.attname)) for s in seats for f in Seat._meta.concrete_fields}
+fast_seats = [{f.attname: getattr(s, f.attname) for f in Seat._meta.concrete_fields} for s in rows]
+types = {type(getattr(s, f.attname)) for s in rows for f in Seat._meta.concrete_fields}
 orm_moves = list(Move.objects.filter(game=game).values_list("notation", flat=True))
 fast_moves = store.moves_between(game.id, 0, 9)
 same_seats = fast_seats == orm_seats and types <= {int, str, bool}
@@ -73,9 +73,9 @@ print(same, len(names) > 8, same_seats, fast_moves == orm_moves)
 from django.test.utils import CaptureQueriesContext
 from game.engine import legal_actions
 game.refresh_from_db()
-action = legal_actions(services.load_state(game))[0].notation()
+action = legal_actions(games.load_state(game))[0].notation()
 with CaptureQueriesContext(connection) as statements:
-    services.play(game.id, "kb", action, game.version)
+    moves.play(game.id, "kb", action, game.version)
 print([q["sql"].split()[0] for q in statements.captured_queries])
 
 # A connecting screen's reads (storage.store) and presence rows (storage.presence), in plain SQL.
@@ -148,24 +148,24 @@ from django.db import close_old_connections, connection
 import psycopg
 from psycopg_pool import ConnectionPool
 call_command("migrate", verbosity=0)
-from game.writer import services
+from game.writer import games, lobby, moves, seating
 from game.engine import legal_actions
 
 checks = []  # the pool's check: an empty query, a round trip
 plain = ConnectionPool.check_connection
 ConnectionPool.check_connection = staticmethod(lambda conn: checks.append(1) or plain(conn))
 
-game = services.create_game("host")
+game = lobby.create_game("host")
 for key, name in (("ka", "Ada"), ("kb", "Bob")):
-    services.join_game(game.id, key, name)
-services.start_game(game.id, "host", first_player=0)
+    seating.join_game(game.id, key, name)
+lobby.start_game(game.id, "host", first_player=0)
 
 def act():
     close_old_connections()  # as Channels does around every database call
     game.refresh_from_db()
-    state = services.load_state(game)
+    state = games.load_state(game)
     key = ("ka", "kb")[state.current]
-    services.play(game.id, key, legal_actions(state)[0].notation(), game.version)
+    moves.play(game.id, key, legal_actions(state)[0].notation(), game.version)
     close_old_connections()
 
 for _ in range(3):

@@ -30,7 +30,7 @@ from pytest_django.fixtures import Settings
 
 from game.models import Presence, Seat
 from game.storage import presence
-from game.writer import liveness, notices, services
+from game.writer import liveness, lobby, moves, notices
 from tests.web.helpers import Screen, Screens, Table, db, player_panel, region, started
 from tests.web.test_archive import finish
 
@@ -167,8 +167,8 @@ async def test_a_phone_back_within_the_grace_never_shows_its_rejoin_code(
 
 
 def finished_with_rematch(table: Table) -> Table:
-    """Play the game to its end through services, then start its rematch (the host's tap)."""
-    fresh = services.rematch(finish(table).id, table.host_key)
+    """Play the game to its end through the writer, then start its rematch (the host's tap)."""
+    fresh = lobby.rematch(finish(table).id, table.host_key)
     return dataclasses.replace(table, game_id=fresh.id, code=fresh.code)
 
 
@@ -344,7 +344,7 @@ async def test_a_screen_that_missed_a_change_catches_up_at_the_version_check(
         await screen.until_version(0)
     with monkeypatch.context() as lost:
         lost.setattr(notices, "publish", lambda *args, **kwargs: None)  # lost on the way
-        await db(services.play)(table.game_id, table.player(0).key, "take:wug", 0)
+        await db(moves.play)(table.game_id, table.player(0).key, "take:wug", 0)
     for screen in (tv, ada, bob):
         shown = await screen.until_version(1, timeout=WAIT)
     assert 'data-my-turn="1"' in shown  # Bob's phone: his turn now

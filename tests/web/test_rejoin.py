@@ -10,7 +10,7 @@ from pytest_django.fixtures import Settings
 from game.engine.vocabulary import SeatRole
 from game.models import Seat, new_player_key
 from game.storage import presence
-from game.writer import services
+from game.writer import games, seating
 from tests.web.helpers import Screens, Table, db, started
 
 pytestmark = pytest.mark.django_db
@@ -37,8 +37,8 @@ def test_a_code_cannot_take_a_seat_whose_phone_is_connected(
     ada = seat(table, 0)
     connect_phone(monkeypatch, ada)
     thief = new_player_key()
-    with pytest.raises(services.Refused, match="still connected"):
-        services.rejoin(table.game_id, thief, ada.rejoin_code)
+    with pytest.raises(games.Refused, match="still connected"):
+        seating.rejoin(table.game_id, thief, ada.rejoin_code)
     assert seat(table, 0).player_key == table.player(0).key
     assert seat(table, 0).rejoin_code == ada.rejoin_code
 
@@ -53,25 +53,25 @@ def test_a_code_cannot_take_a_seat_whose_phone_is_reconnecting(settings: Setting
     presence.leave("ada-phone")
     assert presence.here(table.game_id).reconnecting == {ada.pk}
     thief = new_player_key()
-    with pytest.raises(services.Refused, match="reconnecting"):
-        services.rejoin(table.game_id, thief, ada.rejoin_code)
+    with pytest.raises(games.Refused, match="reconnecting"):
+        seating.rejoin(table.game_id, thief, ada.rejoin_code)
     assert seat(table, 0).player_key == table.player(0).key
     settings.SPLENDOR_PRESENCE_GRACE = 0  # the grace is over: the seat is away
-    assert services.rejoin(table.game_id, thief, ada.rejoin_code).player_key == thief
+    assert seating.rejoin(table.game_id, thief, ada.rejoin_code).player_key == thief
 
 
 def test_a_code_takes_an_away_seat_once_and_is_then_replaced() -> None:
     table = started()
     old = seat(table, 0).rejoin_code
     new_phone = new_player_key()
-    taken = services.rejoin(table.game_id, new_phone, old.lower())
+    taken = seating.rejoin(table.game_id, new_phone, old.lower())
     assert taken.player_key == new_phone
     fresh = seat(table, 0).rejoin_code
     assert fresh != old and len(fresh) == len(old)
     assert fresh != seat(table, 1).rejoin_code
     # The old code, once seen on the TV, takes nothing any more.
-    with pytest.raises(services.Refused, match="does not match"):
-        services.rejoin(table.game_id, new_player_key(), old)
+    with pytest.raises(games.Refused, match="does not match"):
+        seating.rejoin(table.game_id, new_player_key(), old)
     assert seat(table, 0).player_key == new_phone
 
 
@@ -81,15 +81,15 @@ def test_the_phone_holding_the_seat_keeps_it_and_its_code(
     table = started()
     ada = seat(table, 0)
     connect_phone(monkeypatch, ada)
-    again = services.rejoin(table.game_id, table.player(0).key, ada.rejoin_code)
+    again = seating.rejoin(table.game_id, table.player(0).key, ada.rejoin_code)
     assert again.pk == ada.pk and seat(table, 0).rejoin_code == ada.rejoin_code
 
 
 def test_a_stand_in_seat_is_taken_back_with_its_code() -> None:
     table = started()
-    services.hand_to_bot(table.game_id, table.host_key, 1)
+    seating.hand_to_bot(table.game_id, table.host_key, 1)
     code = seat(table, 1).rejoin_code
-    back = services.rejoin(table.game_id, table.player(1).key, code)
+    back = seating.rejoin(table.game_id, table.player(1).key, code)
     assert back.role == SeatRole.HUMAN
     assert seat(table, 1).rejoin_code != code
 
@@ -101,19 +101,19 @@ def test_wrong_codes_are_slowed_down_per_game_and_client(settings: Settings) -> 
     right = seat(table, 0).rejoin_code
     guesser = new_player_key()
     for guess in ("AAAAAA", "BBBBBB", "CCCCCC"):
-        with pytest.raises(services.Refused, match="does not match"):
-            services.rejoin(table.game_id, guesser, guess, client="10.0.0.9")
+        with pytest.raises(games.Refused, match="does not match"):
+            seating.rejoin(table.game_id, guesser, guess, client="10.0.0.9")
     # Even the right code waits now: guessing on cannot find it.
-    with pytest.raises(services.Refused, match="wait a minute"):
-        services.rejoin(table.game_id, guesser, right, client="10.0.0.9")
+    with pytest.raises(games.Refused, match="wait a minute"):
+        seating.rejoin(table.game_id, guesser, right, client="10.0.0.9")
     assert seat(table, 0).player_key == table.player(0).key
     # Another phone, or the same phone in another game, is not held up.
-    services.rejoin(other.game_id, guesser, seat(other, 0).rejoin_code, client="10.0.0.9")
-    services.rejoin(table.game_id, new_player_key(), right, client="10.0.0.10")
+    seating.rejoin(other.game_id, guesser, seat(other, 0).rejoin_code, client="10.0.0.9")
+    seating.rejoin(table.game_id, new_player_key(), right, client="10.0.0.10")
     # After the pause the guesser may try again.
     cache.clear()
-    with pytest.raises(services.Refused, match="does not match"):
-        services.rejoin(table.game_id, guesser, "DDDDDD", client="10.0.0.9")
+    with pytest.raises(games.Refused, match="does not match"):
+        seating.rejoin(table.game_id, guesser, "DDDDDD", client="10.0.0.9")
 
 
 def test_the_join_page_counts_wrong_codes_per_phone_address(settings: Settings) -> None:
@@ -148,16 +148,16 @@ async def test_over_websockets_a_code_waits_until_the_phone_is_away(
     old_phone = await screens.phone(table, 1, label="Bob's phone")
     code = await db(lambda: seat(table, 1).rejoin_code)()
     thief = new_player_key()
-    with pytest.raises(services.Refused, match="still connected"):
-        await db(services.rejoin)(table.game_id, thief, code)
+    with pytest.raises(games.Refused, match="still connected"):
+        await db(seating.rejoin)(table.game_id, thief, code)
     # Bob's phone sleeps (its socket closes): reconnecting, then after the grace the
     # code works, once.
     await old_phone.close()
-    with pytest.raises(services.Refused, match="reconnecting"):
-        await db(services.rejoin)(table.game_id, thief, code)
+    with pytest.raises(games.Refused, match="reconnecting"):
+        await db(seating.rejoin)(table.game_id, thief, code)
     settings.SPLENDOR_PRESENCE_GRACE = 0
     new_key = new_player_key()
-    await db(services.rejoin)(table.game_id, new_key, code)
+    await db(seating.rejoin)(table.game_id, new_key, code)
     assert await db(lambda: seat(table, 1).player_key)() == new_key
     assert await db(lambda: seat(table, 1).rejoin_code)() != code
     # The old phone wakes up: it holds no seat any more.

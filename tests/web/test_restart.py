@@ -29,18 +29,18 @@ import json
 import django
 django.setup()
 from django.contrib.sessions.backends.db import SessionStore
-from game.writer import services
+from game.writer import lobby, moves, seating
 from game.models import Game, new_player_key
 
 host = new_player_key()
-game = services.create_game(host)
+game = lobby.create_game(host)
 keys = [new_player_key(), new_player_key()]
 for key, name in zip(keys, ("Ada", "Bob")):
-    services.join_game(game.id, key, name)
-services.start_game(game.id, host, first_player=0)
+    seating.join_game(game.id, key, name)
+lobby.start_game(game.id, host, first_player=0)
 for text in ("take:wug", "reserve:d1", "take:urk"):
     current = Game.objects.get(pk=game.id)
-    services.play(game.id, keys[current.state["current"]], text, current.version)
+    moves.play(game.id, keys[current.state["current"]], text, current.version)
 sessions = []
 for key in keys:
     store = SessionStore()
@@ -60,14 +60,14 @@ CHECK = r"""
 import json, sys
 import django
 django.setup()
-from game.writer import services
+from game.writer import games
 from game.models import Game
 
 game = Game.objects.get(pk=int(sys.argv[1]))
 print(json.dumps({
     "version": game.version,
     "moves": list(game.moves.order_by("index").values_list("notation", flat=True)),
-    "replays": game.state == services.replay_game(game).to_dict(),
+    "replays": game.state == games.replay_game(game).to_dict(),
 }))
 """
 

@@ -21,7 +21,7 @@ from pytest_django.fixtures import Settings
 from game import names
 from game.models import Seat
 from game.web import views
-from game.writer import services
+from game.writer import seating
 from tests.web.helpers import Table, open_lobby, start
 
 pytestmark = pytest.mark.django_db
@@ -288,7 +288,7 @@ def test_a_view_that_fails_shows_our_500_page(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError(f"boom {DB_SECRET}")
 
-    monkeypatch.setattr(services, "join_game", broken)
+    monkeypatch.setattr(seating, "join_game", broken)
     client = Client(raise_request_exception=False)
     response = client.post(f"/join/{table.code}/", {"name": "Ada"})
     assert response.status_code == 500
@@ -318,7 +318,7 @@ def test_even_debug_pages_hide_the_connection_secrets(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(services, "join_game", broken)
+    monkeypatch.setattr(seating, "join_game", broken)
     client = Client(raise_request_exception=False)
     technical = client.post(f"/join/{table.code}/", {"name": "Ada"})
     assert technical.status_code == 500 and b"boom" in technical.content  # the debug page

@@ -36,22 +36,22 @@ import json
 import django
 django.setup()
 from django.contrib.sessions.backends.db import SessionStore
-from game.writer import services
+from game.writer import lobby, seating
 from game.models import new_player_key
 
 host, ada, bob = new_player_key(), new_player_key(), new_player_key()
-game = services.create_game(host)
-services.join_game(game.id, ada, "Ada")
-services.join_game(game.id, bob, "Bob")
-services.start_game(game.id, host, first_player=0)
+game = lobby.create_game(host)
+seating.join_game(game.id, ada, "Ada")
+seating.join_game(game.id, bob, "Bob")
+lobby.start_game(game.id, host, first_player=0)
 sessions = []
 for key in (host, ada, bob):
     store = SessionStore()
     store["player_key"] = key
     store.create()
     sessions.append(store.session_key)
-seats = [seat.id for seat in game.seats.all()]
-print(json.dumps({"code": game.code, "id": game.id, "sessions": sessions, "seats": seats}))
+seat_ids = [seat.id for seat in game.seats.all()]
+print(json.dumps({"code": game.code, "id": game.id, "sessions": sessions, "seats": seat_ids}))
 """
 
 

@@ -58,22 +58,22 @@ import json, sys
 import django
 django.setup()
 from django.contrib.sessions.backends.db import SessionStore
-from game.writer import services
+from game.writer import lobby, seating
 from game.models import new_player_key
 
 kinds = sys.argv[1].split(",")
 host = new_player_key()
-game = services.create_game(host)
+game = lobby.create_game(host)
 keys = [host]
 for kind in kinds:
     if kind == "human":
         key = new_player_key()
-        services.join_game(game.id, key, "Ada")
+        seating.join_game(game.id, key, "Ada")
         keys.append(key)
     else:
-        services.add_bot(game.id, host, kind)
+        lobby.add_bot(game.id, host, kind)
 if sys.argv[2:] != ["lobby"]:
-    services.start_game(game.id, host, first_player=0)
+    lobby.start_game(game.id, host, first_player=0)
 sessions = []
 for key in keys:
     store = SessionStore()
@@ -87,7 +87,7 @@ CHECK = r"""
 import json, sys
 import django
 django.setup()
-from game.writer import services
+from game.writer import games
 from game.models import Game
 
 found = {}
@@ -97,7 +97,7 @@ for pk in sys.argv[1:]:
     found[pk] = {
         "version": game.version,
         "once": indexes == list(range(game.version)),
-        "replays": game.state == services.replay_game(game).to_dict(),
+        "replays": game.state == games.replay_game(game).to_dict(),
     }
 print(json.dumps(found))
 """

@@ -7,7 +7,7 @@ from django.test import Client
 
 from game.engine.vocabulary import SeatRole
 from game.models import Move, Seat
-from game.writer import services
+from game.writer import games, moves, seating
 from tests.web.helpers import (
     Screens,
     db,
@@ -24,10 +24,10 @@ from tests.web.helpers import (
 def test_only_the_host_can_hand_a_running_seat_to_a_bot() -> None:
     table = started(("Ada", "Bob"), first_player=0)
     before = fingerprint(table.game_id)
-    with pytest.raises(services.Refused):
-        services.hand_to_bot(table.game_id, table.player(0).key, 1)
-    with pytest.raises(services.Refused):
-        services.hand_to_bot(table.game_id, table.host_key, 7)
+    with pytest.raises(games.Refused):
+        seating.hand_to_bot(table.game_id, table.player(0).key, 1)
+    with pytest.raises(games.Refused):
+        seating.hand_to_bot(table.game_id, table.host_key, 7)
     assert fingerprint(table.game_id) == before
 
 
@@ -35,19 +35,19 @@ def test_only_the_host_can_hand_a_running_seat_to_a_bot() -> None:
 def test_a_stand_in_bot_keeps_the_seat_and_its_rejoin_code_takes_it_back() -> None:
     table = started(("Ada", "Bob"), first_player=0)
     bob = Seat.objects.get(game_id=table.game_id, position=1)
-    services.hand_to_bot(table.game_id, table.host_key, 1)
+    seating.hand_to_bot(table.game_id, table.host_key, 1)
     bob.refresh_from_db()
     assert bob.role == SeatRole.STAND_IN and bob.player_key == "" and bob.name == "Bob"
-    with pytest.raises(services.Refused):  # Bob's old phone no longer holds the seat
-        services.play(table.game_id, table.player(1).key, "take:wug", 0)
+    with pytest.raises(games.Refused):  # Bob's old phone no longer holds the seat
+        moves.play(table.game_id, table.player(1).key, "take:wug", 0)
     play_as(table, "take:wug")  # Ada plays; now the bot is to act for Bob
-    assert services.play_bot_turn(table.game_id, 1)
+    assert moves.play_bot_turn(table.game_id, 1)
     new_phone = "new-phone-key"
-    services.rejoin(table.game_id, new_phone, bob.rejoin_code.lower())
+    seating.rejoin(table.game_id, new_phone, bob.rejoin_code.lower())
     bob.refresh_from_db()
     assert bob.role == SeatRole.HUMAN and bob.player_key == new_phone
     g = game(table.game_id)
-    assert g.state == services.replay_game(g).to_dict()
+    assert g.state == games.replay_game(g).to_dict()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -55,7 +55,7 @@ async def test_the_host_hands_a_seat_to_a_bot_and_it_plays_on(screens: Screens) 
     table = await db(started)(("Ada", "Bob"), first_player=1)  # Bob is to play, and gone
     await screens.tv(table)  # bots play while a screen watches
     ada = await screens.phone(table, 0)
-    await db(services.hand_to_bot)(table.game_id, table.host_key, 1)
+    await db(seating.hand_to_bot)(table.game_id, table.host_key, 1)
     for _ in range(20):
         view = await ada.receive()
         if version_of(view) == 1 and 'data-my-turn="1"' in view:

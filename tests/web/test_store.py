@@ -18,7 +18,7 @@ from pytest_django.fixtures import Settings
 from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Presence, Seat
 from game.storage import presence, store
-from game.writer import services
+from game.writer import games, moves
 from tests.web.helpers import game, legal, play_as, started
 
 pytestmark = pytest.mark.django_db
@@ -74,8 +74,8 @@ def test_an_instance_read_here_is_saved_and_refreshed_like_the_orm_s() -> None:
 def test_a_missing_game_reads_as_none_and_an_action_on_it_is_refused() -> None:
     with transaction.atomic():
         assert store.lock_game(999_999) is None
-    with pytest.raises(services.Refused, match="does not exist"):
-        services.play(999_999, "anyone", "pass", 0)
+    with pytest.raises(games.Refused, match="does not exist"):
+        moves.play(999_999, "anyone", "pass", 0)
 
 
 def test_the_seats_are_the_orm_s_in_seat_order() -> None:
@@ -97,7 +97,7 @@ def test_a_move_is_recorded_and_saved_as_the_orm_reads_it_back() -> None:
     version = play_as(table, notation)
     after = game(table.game_id)
     assert version == after.version == before.version + 1
-    assert after.state == services.replay_game(after).to_dict()
+    assert after.state == games.replay_game(after).to_dict()
     assert after.updated_at > before.updated_at
     move = Move.objects.get(game_id=table.game_id, index=before.version)
     assert (move.seat, move.notation) == (0, notation)

@@ -16,7 +16,7 @@ from django.utils import translation
 
 from game.engine.actions import IllegalActionError
 from game.screens.pictures import COLOUR_MARKS, colour_label, gem
-from game.writer import services
+from game.writer import moves
 from tests.web.helpers import started
 
 LANGUAGES = ("de", "fi")
@@ -154,9 +154,9 @@ def test_an_engine_refusal_is_translated_with_its_colour() -> None:
         "You can take two %(colour)s gems only from a pile of at least four.", colour="red"
     )
     with translation.override("de"):
-        german = services.explain(error)
+        german = moves.explain(error)
     with translation.override("fi"):
-        finnish = services.explain(error)
+        finnish = moves.explain(error)
     assert german == (
         "Zwei Edelsteine der Farbe Rot darfst du nur von einem Stapel mit mindestens vier nehmen."
     )

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from game.models import Game, Seat, new_player_key
-from game.writer import services
+from game.writer import games, lobby, seating
 from tests.web.helpers import (
     Table,
     card_ids,
@@ -233,8 +233,8 @@ def test_after_the_start_join_offers_the_rejoin_code() -> None:
     code = Seat.objects.get(game_id=table.game_id, position=1).rejoin_code
     response = client.post(f"/join/{table.code}/", {"rejoin_code": code.lower()})
     assert response.status_code == 302
-    assert services.seat_of(game(table.game_id), client.session["player_key"]) is not None
-    assert services.seat_of(game(table.game_id), table.player(1).key) is None
+    assert games.seat_of(game(table.game_id), client.session["player_key"]) is not None
+    assert games.seat_of(game(table.game_id), table.player(1).key) is None
 
 
 def test_a_rejoin_link_fills_in_the_code() -> None:
@@ -285,7 +285,7 @@ def test_posts_without_a_csrf_token_are_refused() -> None:
     assert response.status_code == 302  # with the token it works
     code = response["Location"].split("/")[2]
     hosted = Game.objects.get(code=code)
-    services.join_game(hosted.id, new_player_key(), "Ada")
+    seating.join_game(hosted.id, new_player_key(), "Ada")
     before = fingerprint(hosted.id)
     for action in ("bot", "remove", "start"):
         assert host.post(f"/host/{code}/{action}/", {"position": "0"}).status_code == 403
@@ -331,7 +331,7 @@ def test_the_host_runs_the_lobby_from_the_tv() -> None:
 def test_the_host_page_follows_a_rematch() -> None:
     table = started(("Ada", "Bob"))
     over = game(table.game_id)
-    fresh = services.create_game(table.host_key)
+    fresh = lobby.create_game(table.host_key)
     Game.objects.filter(pk=over.pk).update(status=Game.Status.OVER, next_game=fresh)
     assert host_client(table).get(f"/host/{table.code}/")["Location"] == f"/host/{fresh.code}/"
     assert Client().get(f"/host/{table.code}/").status_code == 200

@@ -16,7 +16,7 @@ from game.engine import apply_action, new_game
 from game.engine.bot_registry import make_bot
 from game.engine.bots import Bot
 from game.models import Game, new_player_key
-from game.writer import services
+from game.writer import lobby, moves, seating
 
 
 @dataclass
@@ -71,7 +71,7 @@ def project_table(number: int, bots: int = 0, played: int = 0) -> Table:
         game_id, code, dealt = _deal(number, host_key, keys, bots)
         seed = SEED + number
         for index, (seat, action) in enumerate(script(seed)[:played]):
-            services.play(game_id, keys[seat], action, dealt + index)
+            moves.play(game_id, keys[seat], action, dealt + index)
         version = Game.objects.values_list("version", flat=True).get(pk=game_id)
         table = Table(code, [_session(key) for key in [host_key, *keys]], seed, version)
         table.start = dealt  # the script's changes are counted from the deal
@@ -83,13 +83,13 @@ def project_table(number: int, bots: int = 0, played: int = 0) -> Table:
 def _deal(number: int, host_key: str, keys: list[str], bots: int) -> tuple[int, str, int]:
     """Open game `number` with these phones (and bots) seated and start it: its id, its
     code and the version of its deal."""
-    game = services.create_game(host_key)
+    game = lobby.create_game(host_key)
     Game.objects.filter(pk=game.pk).update(seed=SEED + number)
     for position, key in enumerate(keys):
-        services.join_game(game.id, key, f"Player {position + 1}")
+        seating.join_game(game.id, key, f"Player {position + 1}")
     for _bot in range(bots):
-        services.add_bot(game.id, host_key, "greedy")
-    services.start_game(game.id, host_key, first_player=0)
+        lobby.add_bot(game.id, host_key, "greedy")
+    lobby.start_game(game.id, host_key, first_player=0)
     dealt = Game.objects.values_list("version", flat=True).get(pk=game.id)
     return game.id, game.code, dealt
 

@@ -1,0 +1,154 @@
+"""Who holds a seat: a phone joins, rejoins with its code, or a bot plays for it.
+
+A seat's phone keeps its player key while a stand-in bot plays for it (its
+phone away on its turn, or the host handing the seat to a bot), so reconnecting
+(take_seat_back) or typing the seat's rejoin code gives the seat back.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from game import names
+from game.engine.vocabulary import SeatRole
+from game.models import Game, Seat, new_rejoin_code
+from game.storage import presence
+from game.writer import rejoin_guard
+from game.writer.changes import publish_after_commit
+from game.writer.games import MAX_SEATS, Refused, lock, require_host, seat_of
+
+
+def join_game(game_id: int, player_key: str, name: str) -> Seat:
+    """Seat this player in the lobby, or return the seat they already have."""
+    name = names.clean_name(name)
+    if not name:
+        raise Refused(_("Please type your name."))
+    with transaction.atomic():
+        game = lock(game_id)
+        seat = seat_of(game, player_key)
+        if seat is not None:
+            if seat.name != name:
+                seat.name = name
+                seat.save(update_fields=["name"])
+                publish_after_commit(game)
+            return seat
+        if game.status != Game.Status.LOBBY:
+            raise Refused(_("This game has already started."))
+        count = game.seats.count()
+        if count >= MAX_SEATS:
+            raise Refused(_("The table is full: four players already."))
+        seat = Seat.objects.create(game=game, position=count, name=name, player_key=player_key)
+        publish_after_commit(game)
+        return seat
+
+
+def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | None = None) -> Seat:
+    """Give this phone the seat whose rejoin code it typed (from a stand-in bot too).
+
+    A code only takes a seat whose phone is away, and is replaced by a new one once
+    used, so a code seen on the TV cannot take the seat again later. `client` (the
+    phone's address) limits wrong guesses per game; it defaults to the player key.
+    """
+    client = client or player_key
+    if rejoin_guard.blocked(game_id, client):
+        raise Refused(_("Too many wrong codes. Please wait a minute, then try again."))
+    code = names.read_code(rejoin_code)
+    with transaction.atomic():
+        game = lock(game_id)
+        humans = game.seats.filter(role__in=(SeatRole.HUMAN, SeatRole.STAND_IN))
+        seat = humans.filter(rejoin_code=code).first() if code else None
+        if seat is None:
+            rejoin_guard.failed(game_id, client)
+            raise Refused(_("That rejoin code does not match a seat in this game."))
+        rejoin_guard.succeeded(game_id, client)
+        if seat.player_key == player_key and seat.role == SeatRole.HUMAN:
+            return seat  # this phone holds the seat already: nothing to take
+        # A phone reconnecting (silent, or its socket closed, within the grace) counts
+        # as connected: it is most likely on its way back, and its code is not on the
+        # TV yet, so a code seen earlier must not take the seat from under it.
+        here = presence.here(game.id)
+        if seat.pk in here.connected:
+            raise Refused(
+                _("This seat's phone is still connected. Ask the host if you need the seat.")
+            )
+        if seat.pk in here.reconnecting:
+            raise Refused(
+                _(
+                    "This seat's phone is still connected: it is reconnecting. If it does"
+                    " not come back, its rejoin code works once the TV shows it."
+                )
+            )
+        # A phone holds one seat a game: let go of any other first.
+        game.seats.filter(player_key=player_key).exclude(pk=seat.pk).update(player_key="")
+        seat.player_key = player_key
+        seat.role = SeatRole.HUMAN
+        seat.rejoin_code = _fresh_rejoin_code(game, seat.rejoin_code)
+        seat.save(update_fields=["player_key", "role", "rejoin_code"])
+        publish_after_commit(game)
+        return seat
+
+
+def _fresh_rejoin_code(game: Game, used: str) -> str:
+    """Return a new code for a seat, unlike the used one and any other seat's in the game."""
+    taken = set(game.seats.values_list("rejoin_code", flat=True)) | {used}
+    while True:
+        code = new_rejoin_code()
+        if code not in taken:
+            return code
+
+
+def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
+    """Let a bot play a seat whose player left; they can take it back with their code."""
+    with transaction.atomic():
+        game = lock(game_id)
+        require_host(game, host_key)
+        if game.status != Game.Status.PLAYING:
+            raise Refused(_("The game is not running."))
+        seat = game.seats.filter(position=position).first()
+        if seat is None or seat.bot_plays:
+            raise Refused(_("A bot already plays that seat."))
+        seat.role = SeatRole.STAND_IN
+        seat.player_key = ""  # the phone that left loses the seat until it rejoins
+        seat.save(update_fields=["role", "player_key"])
+        publish_after_commit(game)
+        return seat
+
+
+def stand_in_for_away(game_id: int, position: int, expected_version: int) -> bool:
+    """Let a bot play for the phone at `position`, away on its turn; False if nothing changed.
+
+    The caller (game.writer.standin) has seen that phone away for the game's
+    stand_in_after seconds while the game stood at `expected_version`; a move
+    since then means the wait is over. The phone keeps its key, so reconnecting
+    (take_seat_back) or its rejoin code gives the seat back.
+    """
+    with transaction.atomic():
+        game = lock(game_id)
+        if game.stand_in_after is None or game.status != Game.Status.PLAYING:
+            return False
+        if game.version != expected_version or not game.state:
+            return False
+        seat = game.seats.filter(position=position).first()
+        if seat is None or seat.bot_plays or game.state["current"] != position:
+            return False
+        seat.role = SeatRole.STAND_IN
+        seat.save(update_fields=["role"])
+        publish_after_commit(game)
+        return True
+
+
+def take_seat_back(game_id: int, player_key: str) -> Seat | None:
+    """Give a reconnected phone its seat back from a stand-in; None if it had none."""
+    stood_in = Seat.objects.filter(game_id=game_id, player_key=player_key, role=SeatRole.STAND_IN)
+    if not player_key or not stood_in.exists():
+        return None  # as nearly always: no write transaction (it waits for the writer)
+    with transaction.atomic():
+        game = lock(game_id)
+        seat = seat_of(game, player_key)
+        if seat is None or seat.role != SeatRole.STAND_IN:
+            return None
+        seat.role = SeatRole.HUMAN
+        seat.save(update_fields=["role"])
+        publish_after_commit(game)
+        return seat
