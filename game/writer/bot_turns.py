@@ -12,7 +12,6 @@ died (or froze): any process's sweep finds the turn and takes it over.
 
 from __future__ import annotations
 
-import functools
 import threading
 from datetime import datetime, timedelta
 from typing import Any
@@ -65,8 +64,7 @@ class Scheduler:
             claimed_at = background.retrying(lambda: claim(game_id, version))
             if claimed_at is None:
                 return  # another process holds it, or the game moved on
-            renewal = functools.partial(renew, game_id, version)
-            held = background.Lease(lambda: renewal(claimed_at) is not None, BOT_LEASE_RENEW)
+            held = background.Lease(Claim(game_id, version, claimed_at).renew, BOT_LEASE_RENEW)
             with held as lease:
                 if pause > 0:
                     connections.close_all()  # no connection held while the bot pauses
@@ -140,6 +138,22 @@ def claim(game_id: int, version: int) -> datetime | None:
     mine = Game.objects.filter(pk=game_id, version=version, status=Game.Status.PLAYING)
     taken = mine.exclude(_live_claim(now, version)).update(bot_claim=version, bot_claimed_at=now)
     return now if taken == 1 else None
+
+
+class Claim:
+    """This process's claim on one bot turn, renewed from the time it was last renewed
+    (each renewal moves the row's time: renewing from the first would fail the second)."""
+
+    def __init__(self, game_id: int, version: int, claimed_at: datetime) -> None:
+        self.game_id, self.version, self.at = game_id, version, claimed_at
+
+    def renew(self) -> bool:
+        """Renew the claim; False once it is no longer ours."""
+        renewed = renew(self.game_id, self.version, self.at)
+        if renewed is None:
+            return False
+        self.at = renewed
+        return True
 
 
 def renew(game_id: int, version: int, claimed_at: datetime) -> datetime | None:

@@ -375,6 +375,19 @@ def test_one_process_claims_a_bot_turn_and_keeps_it_while_it_renews() -> None:
     assert bot_turns.renew(gid, 0, renewed) is None, "the dead process lost it"
 
 
+def test_a_held_bot_claim_renews_again_and_again() -> None:
+    """A bot that pauses and thinks for several renewals keeps its turn: each renewal
+    starts from the one before."""
+    table = started(("Ada", "Bob"))
+    claimed = bot_turns.claim(table.game_id, 0)
+    assert claimed is not None
+    held = bot_turns.Claim(table.game_id, 0, claimed)
+    assert [held.renew() for _ in range(4)] == [True] * 4
+    assert bot_turns.claim(table.game_id, 0) is None, "another process took a held turn"
+    Game.objects.filter(pk=table.game_id).update(bot_claim=None)
+    assert held.renew() is False, "renewed a claim that is no longer ours"
+
+
 def test_a_bot_thinks_outside_the_lock_and_a_stale_choice_is_dropped() -> None:
     table = started(("Ada",), bots=1, first_player=0)
     moves.play(table.game_id, table.player(0).key, "take:wug", 0)
