@@ -53,7 +53,8 @@ def render_table(snap: GameRead, *, is_host: bool, url: str, csrf: str = "") -> 
 
 def render_phone_status(snap: GameRead) -> str:
     view = view_for(snap.state, 0) if snap.state is not None else None
-    return phone_status(snap.room, view, snap.log, oob=False)
+    html, _parts = phone_status(snap.room, view, snap.log, oob=False)
+    return html
 
 
 def render_phone_hand(snap: GameRead, position: int) -> str:
