@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 
-from game.screens.network import LiveHosts
+from game.screens.lan_address import LiveHosts
 from game.web.inbound import MAX_FRAME_BYTES
 
 BASE_DIR = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import qrcode
 
-from game.screens.network import join_host
+from game.screens.lan_address import join_host
 
 _JOIN_HOST_TTL = 30.0  # seconds; a laptop's Wi-Fi address rarely changes mid-game
 _join_host_cache: tuple[float, str] = (float("-inf"), "")

@@ -26,33 +26,18 @@ from game.storage import history
 from game.storage.readmodel import Room
 
 
-def status(room: Room, view: GameView | None, log: str = "", oob: bool = True) -> str:
-    """The phone's #status region: the same for every seat of the game.
+@regions.remembered_by(lambda room, view, log, oob: (room, log, oob))
+def status(room: Room, view: GameView | None, log: str, oob: bool) -> tuple[str, dict[str, str]]:
+    """The phone's #status region and its parts by id (see _status_items): the same for
+    every seat of the game, so made once per change for every phone of the game.
 
     Built from any seat's projection, with what only that seat may see taken out,
     and the game's recent turns (game.storage.history.encode_recent) for the last-turn line.
     """
-
-    return status_with_items(room, view, log, oob)[0]
-
-
-def status_with_items(
-    room: Room, view: GameView | None, log: str, oob: bool
-) -> tuple[str, dict[str, str]]:
-    """The #status region and its parts (see status_items), made once per change for
-    every phone of the game."""
-    return regions.remember(
-        ("status", room, log, oob), lambda: _status_with_items(room, view, log, oob)
-    )
-
-
-def _status_with_items(
-    room: Room, view: GameView | None, log: str, oob: bool
-) -> tuple[str, dict[str, str]]:
-    items = status_items(room, view, log)
-    if not items:  # the lobby: who has joined so far
+    if view is None:  # the lobby: who has joined so far
         context = {"snap": room, "oob": oob, "items": {}}
-        return jinja.render("phone/status.html", context), items
+        return jinja.render("phone/status.html", context), {}
+    items = _status_items(room, view, log)
     html = regions.around(
         "phone/status.html",
         (room.code, room.status, oob),
@@ -62,16 +47,10 @@ def _status_with_items(
     return html, items
 
 
-def status_items(room: Room, view: GameView | None, log: str) -> dict[str, str]:
-    """The status line's parts by id (turn, final round, each player's line, last turn):
-    a change sends only the parts that changed (regions.Screen.lists). The same for
-    every phone of the game, so made once per change (like `status`)."""
-    if view is None:
-        return {}
-    return regions.remember(("status-items", room, log), lambda: _status_items(room, view, log))
-
-
+@regions.remembered_by(lambda room, view, log: (room, log))
 def _status_items(room: Room, view: GameView, log: str) -> dict[str, str]:
+    """The status line's parts by id (turn, final round, each player's line, last turn):
+    a change sends only the parts that changed (regions.Screen.lists)."""
     over = view.outcome is not None
     current_name = room.seats[view.current].name
     items: dict[str, str] = {
@@ -166,17 +145,20 @@ def _progress(view: GameView) -> list[dict[str, Any]]:
     ]
 
 
+@regions.remembered_by(
+    lambda view, legal, pays: (
+        view.market,
+        view.deck_counts,
+        legal["reserving"],
+        tuple(pays.items()),
+    )
+)
 def _market(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
     """The market as this phone sees it: one region per deck and per card space, so a
     bought card or a changed price sends one space, not the whole market.
 
     Remembered whole by what it shows: most changes leave a phone's market as it was.
     """
-    key = ("phone-market", view.market, view.deck_counts, legal["reserving"], tuple(pays.items()))
-    return regions.remember(key, lambda: _market_regions(view, legal, pays))
-
-
-def _market_regions(view: GameView, legal: dict[str, Any], pays: dict[int, Any]) -> dict[str, str]:
     found: dict[str, str] = {f"{STATIC}market": regions.render("phone/regions/market.html", {})}
     for row in facts.levels(view):
         level = row["level"]
@@ -202,12 +184,8 @@ def _market_regions(view: GameView, legal: dict[str, Any], pays: dict[int, Any])
     return found
 
 
-def _sheets(view: GameView, legal: dict[str, Any]) -> dict[str, str]:
-    """One action sheet per card and deck the phone can open; nothing is sent from them
-    until a button in them is tapped. Remembered whole by what they show."""
-    assert view.me is not None
-    key = (
-        "phone-sheets",
+@regions.remembered_by(
+    lambda view, legal: (
         view.market,
         view.deck_counts,
         legal["reserving"],
@@ -215,10 +193,10 @@ def _sheets(view: GameView, legal: dict[str, Any]) -> dict[str, str]:
         view.payments,
         view.me.reserved,
     )
-    return regions.remember(key, lambda: _sheet_regions(view, legal))
-
-
-def _sheet_regions(view: GameView, legal: dict[str, Any]) -> dict[str, str]:
+)
+def _sheets(view: GameView, legal: dict[str, Any]) -> dict[str, str]:
+    """One action sheet per card and deck the phone can open; nothing is sent from them
+    until a button in them is tapped. Remembered whole by what they show."""
     gold = view.bank[5].amount
     found: dict[str, str] = {}
     for row in facts.levels(view):
@@ -262,15 +240,11 @@ def _sheet_context(
 TAKE_PILE = "take-pile-"
 
 
+@regions.remembered_by(lambda view, my_turn, takes: (view.bank, my_turn, tuple(takes)))
 def _take_items(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, str]:
     """The take picker's parts by id: its legal takes, a button per pile, the gold and,
     on the phone's own turn, Clear/Take: a take re-sends only the piles it changed.
     Remembered whole by what they show."""
-    key = ("take-items", view.bank, my_turn, tuple(takes))
-    return regions.remember(key, lambda: _take_parts(view, my_turn, takes))
-
-
-def _take_parts(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, str]:
     items: dict[str, str] = {
         # Written out (format_html would make a SafeString, which the cache would keep).
         "take-legal": f'<span id="take-legal" hidden data-legal="{escape(",".join(takes))}"></span>'
@@ -291,14 +265,12 @@ def _take_parts(view: GameView, my_turn: bool, takes: list[str]) -> dict[str, st
     return items
 
 
+@regions.remembered_by(
+    lambda me, pays: (me, tuple(pays.get(r.card.id) if r.card else None for r in me.reserved))
+)
 def _hand_items(me: PlayerView, pays: dict[int, Any]) -> dict[str, str]:
     """The phone's own hand by parts (points, tokens, bonuses, reserved cards, nobles):
     taking gems re-sends the tokens, not the whole hand. Remembered whole."""
-    prices = tuple(pays.get(r.card.id) if r.card else None for r in me.reserved)
-    return regions.remember(("phone-hand", me, prices), lambda: _hand_parts(me, pays))
-
-
-def _hand_parts(me: PlayerView, pays: dict[int, Any]) -> dict[str, str]:
     reserved = tuple((r, pays.get(r.card.id) if r.card else None) for r in me.reserved)
     parts: dict[str, tuple[str, dict[str, Any]]] = {
         "my-score": ("score", {"points": me.points}),
@@ -399,7 +371,7 @@ def phone_screen(room: Room, view: GameView | None, position: int, log: str = ""
 def _phone_screen(room: Room, view: GameView | None, position: int, log: str) -> regions.Screen:
     my_turn = view is not None and view.phase != OVER and view.current == position
     phase = view.phase if view is not None else room.status
-    status_html, status_parts = status_with_items(room, view, log, oob=False)
+    status_html, status_parts = status(room, view, log, oob=False)
     found: dict[str, str] = {
         "status": status_html,
         # Written out, not format_html: made for every phone at every change.

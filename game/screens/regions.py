@@ -4,7 +4,10 @@ Each region is rendered from a small context and remembered by that context
 (per language) in one bounded cache shared by every screen of the process: the
 table's market is rendered once per change, a card's "you cannot afford this"
 sheet once for every phone that shows it, a phone's hand only when its tokens
-change. Each socket remembers a hash per region (`Shown`) and is sent only the
+change. A region is declared with what it is remembered by: its whole context
+(`render`), a key that sums the context up (`render_by`), or, for a function that
+makes a region or a set of them, a key made from its arguments (`remembered_by`).
+Each socket remembers a hash per region (`Shown`) and is sent only the
 regions that changed; a reconnect, a resync or a change of layout (a new phase,
 the end of the game) sends the whole screen again.
 """
@@ -15,8 +18,9 @@ import re
 from array import array
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import wraps
 from sys import intern
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, ParamSpec, TypeAlias, TypeVar
 
 from django.utils.safestring import SafeString
 
@@ -41,6 +45,7 @@ _young: dict[str | None, dict[Hashable, Any]] = {}
 _old: dict[str | None, dict[Hashable, Any]] = {}
 _young_size = 0
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 _PLAIN = frozenset({str, int, bool, float, type(None)})
@@ -89,6 +94,28 @@ def remember(key: Hashable, make: Callable[[], T]) -> T:
         if _young_size >= _CACHE_SIZE // 2:
             _young, _old, _young_size = {}, _young, 0
     return found
+
+
+def remembered_by(
+    key: Callable[..., tuple[Hashable, ...]],
+) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """Declare a region (or a screen's set of regions) remembered by `key`.
+
+    `key` takes the region's own arguments and sums up everything the region shows
+    (as `render_by`'s key does): the region is made once per key and language and
+    then reused, by every screen of the process that shows it the same way.
+    """
+
+    def declare(make: Callable[P, T]) -> Callable[P, T]:
+        @wraps(make)
+        def region(*args: P.args, **kwargs: P.kwargs) -> T:
+            # The function itself names the region in the key: one flat tuple, no
+            # name to keep apart from the other regions' by hand.
+            return remember((make, *key(*args, **kwargs)), lambda: make(*args, **kwargs))
+
+        return region
+
+    return declare
 
 
 def _plain(html: str) -> str:

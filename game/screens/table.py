@@ -104,17 +104,13 @@ def _player(
 MARKET_PARTS = (f"{STATIC}market", f"{STATIC}row-", "table-deck-", "table-slot-")
 
 
+@regions.remembered_by(lambda view: (view.market, view.deck_counts, view.last_refills))
 def _market(view: GameView) -> dict[str, str]:
     """The market: one region per deck and per card space (a buy changes one space).
 
     A space the last turn refilled is marked (its card sits in a highlighted slot).
     Remembered whole by what it shows: most changes leave the market as it was.
     """
-    key = ("tv-market", view.market, view.deck_counts, view.last_refills)
-    return regions.remember(key, lambda: _market_regions(view))
-
-
-def _market_regions(view: GameView) -> dict[str, str]:
     refilled = frozenset(view.last_refills)
     found = {f"{STATIC}market": '<div class="market">'}
     for row in facts.levels(view):

@@ -22,7 +22,7 @@ from game.engine import GameState, new_game, outcome, parse_action
 from game.engine.rules import apply_action
 from game.models import Game
 from game.records import archive
-from game.screens import snapshot
+from game.screens import first_paint
 from game.storage import history
 from game.storage.readmodel import Room, SeatInfo
 from game.writer.games import load_state
@@ -199,7 +199,7 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
     return {
         "snap": room,
         # The TV's own table regions, from the table's projection at that step.
-        "table": snapshot.render_replay_table(room, state, history.encode_recent(told)),
+        "table": first_paint.render_replay_table(room, state, history.encode_recent(told)),
         "step": step,
         "last": last,
         "previous": max(step - 1, 0),

@@ -28,7 +28,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from game import names
 from game.engine.vocabulary import SeatRole
 from game.models import Game, new_player_key
-from game.screens import snapshot
+from game.screens import first_paint
 from game.web import archive_views, forms
 from game.writer import games, lobby, seating
 
@@ -116,15 +116,15 @@ def host(request: HttpRequest, code: str) -> HttpResponse:
     game = _game(code)
     if game.next_game_id and game.host_key == known_key(request):
         return redirect(_host_url(game.next_game))  # type: ignore[arg-type]
-    snap = snapshot.load_snapshot(game.id)
+    snap = first_paint.read_game(game.id)
     is_host = bool(game.host_key) and game.host_key == known_key(request)
-    url = snapshot.join_url(game.code, request.get_port())
+    url = first_paint.join_url(game.code, request.get_port())
     return render(
         request,
         "host.html",
         {
             "snap": snap.room,
-            "screen": snapshot.render_table(
+            "screen": first_paint.render_table(
                 snap, is_host=is_host, url=url, csrf=get_token(request)
             ),
         },
@@ -299,11 +299,11 @@ def play(request: HttpRequest, code: str) -> HttpResponse:
         return redirect("join", code=game.code)
     if seat.role == SeatRole.STAND_IN:  # it played while this phone was away: now it is back
         seating.take_seat_back(game.id, seat.player_key)
-    snap = snapshot.load_snapshot(game.id)
+    snap = first_paint.read_game(game.id)
     context = {
         "snap": snap.room,
-        "status": snapshot.render_phone_status(snap),
-        "hand": snapshot.render_phone_hand(snap, seat.position),
+        "status": first_paint.render_phone_status(snap),
+        "hand": first_paint.render_phone_hand(snap, seat.position),
     }
     return render(request, "phone.html", context)
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.utils import translation
 from pytest_django.fixtures import Settings
 
-from game.screens import snapshot
+from game.screens import first_paint
 from game.storage import presence
 from game.writer import bot_turns
 from tests.web.helpers import Screens
@@ -58,10 +58,10 @@ def fresh_process_state(
     settings.SPLENDOR_BOT_DELAY = 0.01
     monkeypatch.setattr(presence, "LIVE", float(request.config.getini("timeout") or 600))
     _flush_channel_layer()
-    snapshot.clear_cache()
+    first_paint.clear_cache()
     yield
     bot_turns.scheduler.cancel()
-    snapshot.clear_cache()
+    first_paint.clear_cache()
     _flush_channel_layer()
     translation.activate(settings.LANGUAGE_CODE)
 

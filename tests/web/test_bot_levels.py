@@ -17,7 +17,7 @@ from game.engine.bots import EasyBot, GreedyBot
 from game.engine.search import SearchBot
 from game.engine.vocabulary import SeatRole
 from game.models import Game, Seat
-from game.screens import snapshot
+from game.screens import first_paint
 from game.storage import readmodel
 from game.writer import lobby, moves, seating
 from tests.web.helpers import Table, fingerprint, game, open_lobby, play_as, start
@@ -75,12 +75,12 @@ def test_bot_names_say_their_level_in_each_screens_language(
 def test_one_snapshot_names_bots_in_the_language_of_each_render() -> None:
     table = open_lobby(("Ada",))
     add_bots(table, "hard")
-    snap = snapshot.load_snapshot(table.game_id)
-    url = snapshot.join_url(table.code, 8000)
+    snap = first_paint.read_game(table.game_id)
+    url = first_paint.join_url(table.code, 8000)
     with translation.override("fi"):
-        finnish = snapshot.render_table(snap, is_host=False, url=url)
+        finnish = first_paint.render_table(snap, is_host=False, url=url)
     with translation.override("de"):
-        german = snapshot.render_table(snap, is_host=False, url=url)
+        german = first_paint.render_table(snap, is_host=False, url=url)
     assert "Botti 1 (vaikea)" in finnish and "Bot 1 (schwer)" in german
 
 
@@ -89,7 +89,7 @@ def test_older_bots_keep_their_stored_names() -> None:
     Seat.objects.create(
         game_id=table.game_id, position=1, name="Bot 1", role=SeatRole.BOT, bot_level="medium"
     )
-    assert snapshot.load_snapshot(table.game_id).room.seats[1].name == "Bot 1"
+    assert first_paint.read_game(table.game_id).room.seats[1].name == "Bot 1"
     assert bot_levels.level_of("greedy") == "medium" and bot_levels.level_of("random") == "easy"
 
 
@@ -245,7 +245,7 @@ def test_the_host_sets_the_hard_bots_think_time_in_the_lobby() -> None:
     assert '<option value="2" selected>2 seconds</option>' in lobby
     assert '<option value="1">1 second</option>' in lobby
     # The room, as it travels between processes, carries the choice.
-    room = snapshot.load_snapshot(table.game_id).room
+    room = first_paint.read_game(table.game_id).room
     assert readmodel.decode_room(readmodel.encode_room(room)).hard_bot_seconds == 2.0
     assert host.post(think_url(table), {"seconds": "0.5"}).status_code == 302
     assert game(table.game_id).hard_bot_seconds == 0.5
@@ -346,4 +346,4 @@ def test_the_migration_numbers_bots_stored_with_a_translated_name() -> None:
     seats = Seat.objects.filter(game__code="OLDBOT").order_by("position")
     assert list(seats.values_list("name", "bot_number")) == [("Ada", 0), ("Botti 2", 2), ("Bob", 0)]
     with translation.override("de"):
-        assert str(snapshot.load_snapshot(game_row.pk).room.seats[1].name) == "Bot 2 (mittel)"
+        assert str(first_paint.read_game(game_row.pk).room.seats[1].name) == "Bot 2 (mittel)"

@@ -269,7 +269,7 @@ def test_a_long_game_keeps_its_turn_numbers_and_its_whole_log() -> None:
 @pytest.mark.django_db
 def test_the_tv_marks_where_the_last_turn_happened() -> None:
     from game.models import Game
-    from game.screens import snapshot
+    from game.screens import first_paint
     from tests.web.helpers import play_as, started
 
     table = started(("Ada", "Bob"))
@@ -277,8 +277,8 @@ def test_the_tv_marks_where_the_last_turn_happened() -> None:
     assert state is not None
     reserved = state["market"][0][2]  # level 1, third slot
     play_as(table, f"reserve:{reserved}")
-    snap = snapshot.load_snapshot(table.game_id)
-    html = snapshot.render_table(snap, is_host=False, url="http://127.0.0.1:8000/join/X/")
+    snap = first_paint.read_game(table.game_id)
+    html = first_paint.render_table(snap, is_host=False, url="http://127.0.0.1:8000/join/X/")
     # The reserved card, marked in Ada's panel; the refilled slot, marked in the market.
     panel = html[html.index('data-seat="0"') : html.index('data-seat="1"')]
     assert re.search(

@@ -18,7 +18,7 @@ from django.utils import translation
 
 from game.bot_levels import make_level_bot
 from game.engine.projection import TABLE, views_for
-from game.screens import regions, snapshot
+from game.screens import first_paint, regions
 from game.screens.join_qr import join_url
 from game.screens.phone import phone_screen
 from game.screens.table import table_screen
@@ -84,7 +84,7 @@ def test_every_screen_built_from_frames_shows_what_a_fresh_render_shows() -> Non
         while True:
             for name, screen in _screens(table.game_id).items():
                 pages[name].apply(shown[name].frame(screen))
-            snapshot.clear_cache()  # every region made again, from nothing
+            first_paint.clear_cache()  # every region made again, from nothing
             for name, screen in _screens(table.game_id).items():
                 fresh = _regions_by_id(regions.Shown().frame(screen))
                 built = _regions_by_id(pages[name].html)

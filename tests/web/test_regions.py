@@ -1,4 +1,5 @@
-"""game.screens.regions.around: a region's skeleton, filled with its parts, is the region itself."""
+"""game.screens.regions: a region's skeleton, filled with its parts, is the region itself;
+regions are remembered by their keys, per language."""
 
 from __future__ import annotations
 
@@ -84,3 +85,27 @@ def test_the_cache_keeps_each_language_apart_and_stays_bounded(
         assert entries <= 8
         assert made.count("1 en") == 1
         assert regions.remember(2, lambda: make(2)) == "2 en" and made.count("2 en") == 2
+
+
+def test_a_declared_region_is_made_once_per_key_and_kept_apart_from_others() -> None:
+    made: list[str] = []
+
+    @regions.remembered_by(lambda seat, name: (seat,))
+    def line(seat: int, name: str) -> str:
+        made.append(f"line {seat} {name}")
+        return f"line {seat} {name}"
+
+    @regions.remembered_by(lambda seat, name: (seat,))
+    def score(seat: int, name: str) -> str:
+        made.append(f"score {seat} {name}")
+        return f"score {seat} {name}"
+
+    with translation.override("en"):
+        assert line(1, "Ada") == "line 1 Ada"
+        assert line(1, name="Bob") == "line 1 Ada"  # the key says the name is not shown
+        assert score(1, "Ada") == "score 1 Ada"  # the same key, another region
+        assert line(2, "Ada") == "line 2 Ada"
+    with translation.override("fi"):
+        assert line(1, "Ada") == "line 1 Ada"
+    assert made == ["line 1 Ada", "score 1 Ada", "line 2 Ada", "line 1 Ada"]
+    assert line.__name__ == "line"

@@ -11,7 +11,7 @@ import pytest
 
 from game.engine import GameState
 from game.engine.projection import TABLE, CardView, view_for
-from game.screens import jinja, snapshot
+from game.screens import first_paint, jinja
 from game.screens.phone import phone_screen
 from game.screens.regions import Shown
 from game.screens.table import table_screen
@@ -42,14 +42,14 @@ def _contexts(game_id: int) -> dict[str, list[Any]]:
     """Every template context used to render each screen (no cached region skipped): the
     fragments' (game.screens.jinja.render_text, which game.screens.jinja.render goes
     through too)."""
-    snap = snapshot.load_snapshot(game_id)
-    url = snapshot.join_url(snap.code, 8000)
+    snap = first_paint.read_game(game_id)
+    url = first_paint.join_url(snap.code, 8000)
     screens: dict[str, Callable[[], str]] = {
-        "host table": lambda: snapshot.render_table(snap, is_host=True, url=url),
-        "spectator table": lambda: snapshot.render_table(snap, is_host=False, url=url),
-        "seat 0": lambda: snapshot.render_phone_hand(snap, 0),
-        "seat 1": lambda: snapshot.render_phone_hand(snap, 1),
-        "phones' status": lambda: snapshot.render_phone_status(snap),
+        "host table": lambda: first_paint.render_table(snap, is_host=True, url=url),
+        "spectator table": lambda: first_paint.render_table(snap, is_host=False, url=url),
+        "seat 0": lambda: first_paint.render_phone_hand(snap, 0),
+        "seat 1": lambda: first_paint.render_phone_hand(snap, 1),
+        "phones' status": lambda: first_paint.render_phone_status(snap),
     }
     found: dict[str, list[Any]] = {}
     fragment = jinja.render_text
@@ -62,7 +62,7 @@ def _contexts(game_id: int) -> dict[str, list[Any]]:
             contexts.append(dict(context))
             return fragment(template, context)
 
-        snapshot.clear_cache()
+        first_paint.clear_cache()
         jinja.render_text = fragment_seen  # the screens' fragments (game.screens.jinja)
         try:
             render()
@@ -84,7 +84,7 @@ def test_no_template_context_contains_the_game_state() -> None:
 def test_a_blind_card_reaches_only_its_owners_context() -> None:
     table = start(open_lobby(("Ada", "Bob")), first_player=0)
     play_as(table, "reserve:d1")
-    snap = snapshot.load_snapshot(table.game_id)
+    snap = first_paint.read_game(table.game_id)
     assert snap.state is not None
     blind = snap.state.players[0].reserved[0]
     for name, context in _contexts(table.game_id).items():
@@ -100,10 +100,10 @@ def test_rendering_a_change_leaves_no_reference_cycles() -> None:
     """
     table = start(open_lobby(("Ada", "Bob", "Cy")), first_player=0)
     play_as(table, "reserve:d1")
-    snap = snapshot.load_snapshot(table.game_id)
+    snap = first_paint.read_game(table.game_id)
     room, state = snap.room, snap.state
     assert state is not None
-    url = snapshot.join_url(snap.code, 8000)
+    url = first_paint.join_url(snap.code, 8000)
     views = {seat: view_for(state, seat) for seat in (TABLE, 0, 1, 2)}
 
     def change() -> None:

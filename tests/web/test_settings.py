@@ -14,7 +14,7 @@ import ifaddr
 import pytest
 from django.conf import settings
 
-from game.screens import network
+from game.screens import lan_address
 from tests.workers import own_redis_db
 
 BASE_DIR = Path(__file__).resolve().parents[2]
@@ -51,33 +51,33 @@ def home_machine(no_overrides: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("home_machine")
 def test_lan_addresses_skip_loopback_link_local_and_virtual_adapters() -> None:
-    assert network.lan_addresses() == ["192.168.1.23", "10.0.0.5", "172.20.0.9"]
+    assert lan_address.lan_addresses() == ["192.168.1.23", "10.0.0.5", "172.20.0.9"]
 
 
 @pytest.mark.usefixtures("home_machine")
 def test_join_host_prefers_the_home_network() -> None:
-    assert network.join_host() == "192.168.1.23"
+    assert lan_address.join_host() == "192.168.1.23"
 
 
 def test_join_host_honours_splendor_host(
     home_machine: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SPLENDOR_HOST", "tv-laptop.lan")
-    assert network.join_host() == "tv-laptop.lan"
-    assert "tv-laptop.lan" in network.allowed_hosts()
+    assert lan_address.join_host() == "tv-laptop.lan"
+    assert "tv-laptop.lan" in lan_address.allowed_hosts()
 
 
 def test_join_host_falls_back_to_loopback(no_overrides: pytest.MonkeyPatch) -> None:
     no_overrides.setattr(ifaddr, "get_adapters", lambda: [adapter("lo", "127.0.0.1")])
-    assert network.lan_addresses() == []
-    assert network.join_host() == "127.0.0.1"
+    assert lan_address.lan_addresses() == []
+    assert lan_address.join_host() == "127.0.0.1"
 
 
 def test_allowed_hosts_add_lan_and_extra_hosts_but_never_a_wildcard(
     home_machine: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SPLENDOR_ALLOWED_HOSTS", "games.example, *,,192.168.1.23")
-    hosts = network.allowed_hosts()
+    hosts = lan_address.allowed_hosts()
     assert hosts[:3] == ["localhost", "127.0.0.1", "[::1]"]
     assert "192.168.1.23" in hosts
     assert "games.example" in hosts
@@ -90,8 +90,8 @@ def test_the_running_settings_never_allow_every_host() -> None:
     assert "127.0.0.1" in settings.ALLOWED_HOSTS
 
 
-def test_network_module_does_not_import_django() -> None:
-    code = "import sys, game.screens.network; print('django' in sys.modules)"
+def test_lan_address_module_does_not_import_django() -> None:
+    code = "import sys, game.screens.lan_address; print('django' in sys.modules)"
     assert run_python(code, {}).strip() == "False"
 
 
@@ -223,12 +223,12 @@ def test_allowed_hosts_follow_a_new_wifi_address_while_running(
     no_overrides: pytest.MonkeyPatch,
 ) -> None:
     no_overrides.setattr(ifaddr, "get_adapters", lambda: [adapter("wlan0", "192.168.1.23")])
-    hosts = network.LiveHosts()
+    hosts = lan_address.LiveHosts()
     assert "192.168.1.23" in hosts
     # The router hands the laptop a new address: the QR code will show it soon.
     no_overrides.setattr(ifaddr, "get_adapters", lambda: [adapter("wlan0", "192.168.1.77")])
     assert "192.168.1.77" not in hosts  # re-read at most every REFRESH seconds
-    hosts.checked -= network.LiveHosts.REFRESH + 1
+    hosts.checked -= lan_address.LiveHosts.REFRESH + 1
     assert "192.168.1.77" in list(hosts)
     assert "192.168.1.23" not in hosts
     assert "*" not in hosts

@@ -12,7 +12,7 @@ from typing import Any
 from daphne.management.commands.runserver import Command as DaphneRunserver
 from django.utils.translation import gettext as _
 
-from game.screens.network import join_host
+from game.screens.lan_address import join_host
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 EVERY_INTERFACE = {"0.0.0.0", "::", ""}

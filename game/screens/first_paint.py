@@ -26,7 +26,7 @@ __all__ = ["join_url", "qr_svg"]
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot:
+class GameRead:
     """One read of a game: the room (with presence) and the state, for the caller only."""
 
     room: Room
@@ -38,25 +38,26 @@ class Snapshot:
         return self.room.code
 
 
-def load_snapshot(game_id: int) -> Snapshot:
+def read_game(game_id: int) -> GameRead:
     room, _holders, state, log = read(game_id)
     here = presence.here(game_id)
-    return Snapshot(room.with_presence(here.connected, here.reconnecting), state, log)
+    return GameRead(room.with_presence(here.connected, here.reconnecting), state, log)
 
 
-def render_table(snap: Snapshot, *, is_host: bool, url: str, csrf: str = "") -> str:
+def render_table(snap: GameRead, *, is_host: bool, url: str, csrf: str = "") -> str:
     """Return the TV's whole #screen element."""
     view = view_for(snap.state, TABLE) if snap.state is not None else None
     screen = table_screen(snap.room, view, log=snap.log, is_host=is_host, url=url, csrf=csrf)
     return fill_qr_codes(whole_screen(snap.room, screen.regions, oob=False), screen)
 
 
-def render_phone_status(snap: Snapshot) -> str:
+def render_phone_status(snap: GameRead) -> str:
     view = view_for(snap.state, 0) if snap.state is not None else None
-    return phone_status(snap.room, view, snap.log, oob=False)
+    html, _parts = phone_status(snap.room, view, snap.log, oob=False)
+    return html
 
 
-def render_phone_hand(snap: Snapshot, position: int) -> str:
+def render_phone_hand(snap: GameRead, position: int) -> str:
     """Return the phone's whole #hand element (its #status comes separately)."""
     view = view_for(snap.state, position) if snap.state is not None else None
     return whole_hand(phone_screen(snap.room, view, position, snap.log), oob=False)
