@@ -148,7 +148,7 @@ PHONE_OPTIONS: dict[str, Any] = {
 TV_OPTIONS: dict[str, Any] = {"viewport": {"width": 1920, "height": 1080}}
 
 # Counts the websocket messages a page received and the heartbeat answers, and
-# keeps the page's connection (static/js/app.js, window.splendorLive), so a test
+# keeps the page's connection (static/js/connection.js, window.splendorLive), so a test
 # can ask for a heartbeat answer (Screen.settle).
 WS_PROBE = """
 window.__ws = {opened: 0, messages: 0, last: 0, pongs: 0, socket: null};

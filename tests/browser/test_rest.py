@@ -60,7 +60,7 @@ REST_PROBE = """
 })();
 """
 
-# A page that is hidden as far as app.js can tell (a locked phone, a background tab):
+# A page that is hidden as far as connection.js can tell (a locked phone, a background tab):
 # headless Chromium shows every page, so the document says so itself.
 # Returns when it said so (Date.now()).
 HIDE = """(hidden) => {

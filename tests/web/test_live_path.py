@@ -426,7 +426,7 @@ async def test_no_message_costs_a_trip_to_the_database_thread_before_its_handler
     tv = await screens.tv(table)
     ada = await screens.phone(table, 0)
     await ada.until_version(0)
-    for text in ('{"ping":true}', '{"ping": true}'):  # as app.js writes it, and spaced
+    for text in ('{"ping":true}', '{"ping": true}'):  # as connection.js writes it, and spaced
         await ada.send_text(text)
         assert await ada.receive() == PONG
     await ada.send({"sync": True})

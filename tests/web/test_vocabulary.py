@@ -21,17 +21,29 @@ JSON_SCRIPT = re.compile(
 )
 
 
+# The page's own scripts, in the order base.html loads them: page.js reads the
+# vocabulary, connection.js the timings and the close codes, the others the letters and
+# the phases (cues.js, the TV's sounds, reads none of it).
+PAGE_SCRIPTS = ("page", "connection", "move", "hand", "sheets", "app")
+
+
+def page_scripts() -> str:
+    """The page's scripts as one text."""
+    folder = Path(__file__).parents[2] / "static" / "js"
+    return "\n".join((folder / f"{name}.js").read_text() for name in PAGE_SCRIPTS)
+
+
 def test_every_page_hands_the_javascript_the_colour_letters_and_the_phases() -> None:
     page = Client().get("/").content.decode()
     (found,) = JSON_SCRIPT.findall(page)
     phases = {phase.name: phase.value for phase in Phase}
-    # What static/js/app.js reads: it names no colour letter and no phase itself.
+    # What the page's scripts read: they name no colour letter and no phase themselves.
     handed = json.loads(found)
     assert {"letters": handed["letters"], "phases": handed["phases"]} == {
         "letters": COLOUR_LETTERS,
         "phases": phases,
     }
-    script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
+    script = page_scripts()
     assert '"splendor-vocabulary"' in script and COLOUR_LETTERS not in script
     # A hand's state is read from its data attributes, never from its classes.
     assert not re.search(r"classList\.contains\(\"(phase-|my-turn)|className\.match", script)
@@ -58,8 +70,8 @@ def test_the_page_runs_its_connection_on_the_servers_clock(settings: Any) -> Non
     assert timings["heartbeat"] < timings["silentAfter"] < timings["deadAfter"]
     # A page at rest (offline, or hidden) retries far less often than one that is not.
     assert timings["backoffCap"] < timings["restRetry"]
-    script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
-    # No timing of the connection is written into the page's script itself.
+    script = page_scripts()
+    # No timing of the connection is written into the page's scripts themselves.
     assert not re.search(
         r"var (PING_EVERY|SILENT_AFTER|DEAD_AFTER|BACKOFF_CAP|REST_RETRY) = \d", script
     )
@@ -68,13 +80,13 @@ def test_the_page_runs_its_connection_on_the_servers_clock(settings: Any) -> Non
 def test_the_page_reads_the_servers_close_codes_from_its_vocabulary() -> None:
     """One table of close codes (game.screens.wire), all in the application's range
     4000-4999 (Autobahn under Daphne refuses 1001-2999 from an application), handed to
-    the page, whose script names none of them itself."""
+    the page, whose scripts name none of them themselves."""
     page = Client().get("/").content.decode()
     (found,) = JSON_SCRIPT.findall(page)
     closes = json.loads(found)["closes"]
     assert closes == {close.name: close.value for close in Close}
     assert all(4000 <= code <= 4999 for code in closes.values()), closes
-    script = (Path(__file__).parents[2] / "static" / "js" / "app.js").read_text()
+    script = page_scripts()
     assert not [code for code in closes.values() if str(code) in script]
     assert not re.search(r"\b(1008|4\d\d\d)\b", script)
     assert {"NO_SEAT", "NO_GAME", "REPLACED"} <= set(re.findall(r"CLOSES\.(\w+)", script))
