@@ -9,7 +9,7 @@ page is handed HEARTBEAT and PONG with its vocabulary (game.screens.words). Ever
 other message of the server is HTML for htmx (game.screens.regions).
 
 One table for everyone who names a close: the consumer (game.web.consumers) closes with
-these, the page (static/js/app.js) reads them from its vocabulary (game.screens.words,
+these, the page (static/js/connection.js) reads them from its vocabulary (game.screens.words,
 JS_VOCABULARY["closes"]) and names no number itself, the benchmark's clients count them.
 
 RFC 6455 leaves 4000-4999 to applications, and an application under Daphne may close
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-# The page's heartbeat as static/js/app.js sends it (JSON.stringify({ping: true})); with
+# The page's heartbeat as static/js/connection.js sends it (JSON.stringify({ping: true})); with
 # the way a client that spaces its JSON writes it, recognised without parsing.
 HEARTBEAT = '{"ping":true}'
 HEARTBEATS = frozenset({HEARTBEAT, '{"ping": true}'})

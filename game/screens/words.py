@@ -45,10 +45,10 @@ TIMINGS: dict[str, float] = {
     "restRetry": _milliseconds(settings.SPLENDOR_REST_RETRY),
 }
 
-# What base.html hands the JavaScript as JSON: what static/js/app.js reads (the colour
-# letters in the engine's order; the phases it compares a hand's data-phase with; the
-# connection's timings; its heartbeat, the server's answer to it and the codes the
-# server closes a socket with, game.screens.wire).
+# What base.html hands the JavaScript as JSON, read by static/js/page.js for the other
+# scripts (the colour letters in the engine's order; the phases it compares a hand's
+# data-phase with; the connection's timings; its heartbeat, the server's answer to it
+# and the codes the server closes a socket with, game.screens.wire).
 JS_VOCABULARY: dict[str, Any] = {
     "letters": COLOUR_LETTERS,
     "phases": PHASE,

@@ -24,7 +24,7 @@ QUICK = {
     "restart_down": 3.0,
     "raw_flood_seconds": 3.0,
 }
-# The page's heartbeat (static/js/app.js): {"ping": true} every PING_EVERY seconds from
+# The page's heartbeat (static/js/connection.js): {"ping": true} every PING_EVERY seconds from
 # every screen, each at a phase of its own (pages open at different moments). The page's
 # timings are the server's settings ("The live connection's clock"): read from there.
 PING_EVERY = float(settings.SPLENDOR_HEARTBEAT)
@@ -32,7 +32,7 @@ PING_EVERY = float(settings.SPLENDOR_HEARTBEAT)
 # step at the presence interval (a database write per socket every 10 s, in step on
 # sockets that connected together) shows as buckets far above the median one.
 BUCKET = 2.0
-# The restart phase's screens reconnect as the page does (retryLater in app.js): a
+# The restart phase's screens reconnect as the page does (backoff in static/js/connection.js): a
 # close, or no message for SILENT_AFTER seconds, ends a socket; the first retry comes
 # after a random wait in RECONNECT_FIRST, the next ones after RECONNECT_BASE times 2 to
 # the attempt's number, at most RECONNECT_CAP, times a random 0.5-1 (live.backoff). One

@@ -1,4 +1,4 @@
-"""Screens kept as the page keeps its socket (static/js/app.js): the client model of
+"""Screens kept as the page keeps its socket (static/js/connection.js): the client model of
 the restart scenario."""
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from game.bench.web.target import Target, screen_path
 
 def backoff(attempt: int, rng: random.Random) -> float:
     """Seconds a page waits before its next socket after `attempt` failed ones in a row
-    (retryLater in app.js): the first retry after a random wait in RECONNECT_FIRST, the
-    next ones after RECONNECT_BASE times 2 to the attempt's number, at most
-    RECONNECT_CAP, times a random 0.5-1 (the jitter keeps pages apart)."""
+    (backoff in static/js/connection.js): the first retry after a random wait in
+    RECONNECT_FIRST, the next ones after RECONNECT_BASE times 2 to the attempt's number,
+    at most RECONNECT_CAP, times a random 0.5-1 (the jitter keeps pages apart)."""
     if attempt <= 1:
         return float(rng.uniform(*RECONNECT_FIRST))
     wait = RECONNECT_BASE * 2 ** (attempt - 1)
@@ -35,7 +35,7 @@ def backoff(attempt: int, rng: random.Random) -> float:
 
 
 class LiveScreen:
-    """One page's socket, kept as static/js/app.js keeps it, in a thread of its own: the
+    """One page's socket, kept as static/js/connection.js keeps it, in a thread of its own: the
     heartbeat every PING_EVERY seconds at the page's own phase (kept across reconnects,
     as the page's timer is); a close, or no message for SILENT_AFTER seconds while
     pinging, ends the socket, and a new one is opened after a `backoff`. One socket at
