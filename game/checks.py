@@ -18,8 +18,8 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Model
 
-from game.dataset import card_rows, noble_rows
 from game.models import Card, Noble
+from game.storage.dataset import card_rows, noble_rows
 
 # How many differing ids an error lists before "…".
 SHOWN_IDS = 10
@@ -80,7 +80,7 @@ def _compare(
         checks.Error(
             f"The {name} in database '{alias}' differ from the engine's bundled data "
             f"(game/engine/data/) for id {shown}{more}.",
-            hint="Add a data migration that reloads them from game.dataset, "
+            hint="Add a data migration that reloads them from game.storage.dataset, "
             "and never edit these rows by hand.",
             obj=model,
             id=error_id,

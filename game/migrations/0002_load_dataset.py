@@ -3,7 +3,7 @@
 The rows come from the engine's own parser (game.engine.cards), so the tables
 hold exactly what the rules play with; game.checks verifies it. The mapping to
 columns is written out here on purpose: it is the schema as of this migration,
-and must not follow later changes to the models (game.dataset does that).
+and must not follow later changes to the models (game.storage.dataset does that).
 """
 
 from django.db import migrations

@@ -13,12 +13,12 @@ from datetime import datetime
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from game import names
 from game.bot_levels import LEVELS, level_of
 from game.engine import ActionError, GameState, NotationError, new_game, outcome, parse_action
 from game.engine.rules import apply_action
 from game.engine.vocabulary import SeatRole
 from game.models import Game, Move, Seat
+from game.storage import names
 from game.writer import games, lobby, moves
 
 FORMAT = "splendor-record 1"

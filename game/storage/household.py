@@ -28,7 +28,7 @@ from game.engine import GameState, outcome
 from game.engine.state import Outcome
 from game.engine.vocabulary import BotLevel, SeatRole
 from game.models import Game, Seat
-from game.names import clean_name
+from game.storage.names import clean_name
 
 BOT_KEY = "bot:"  # a bot level's key: "bot:hard"; a player's key is their folded name
 _STATES_AT_ONCE = 500  # game ids in one query (SQLite allows 999 parameters in older builds)

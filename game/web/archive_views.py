@@ -16,14 +16,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from game import names
 from game.bot_levels import seat_name
 from game.engine import GameState, new_game, outcome, parse_action
 from game.engine.rules import apply_action
 from game.models import Game
 from game.records import archive
 from game.screens import first_paint
-from game.storage import history
+from game.storage import history, names
 from game.storage.readmodel import Room, SeatInfo
 from game.writer.games import load_state
 

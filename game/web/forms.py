@@ -16,7 +16,7 @@ from django.core.validators import RegexValidator
 from django.http import HttpRequest, QueryDict
 from django.utils.translation import gettext_lazy as _
 
-from game import names
+from game.storage import names
 
 
 def posted(request: HttpRequest) -> QueryDict:

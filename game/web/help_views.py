@@ -11,11 +11,11 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
-from game import names
 from game.engine import GameState, outcome
 from game.engine.vocabulary import COLOUR_SLUGS
 from game.models import Game
 from game.screens.facts import log_items
+from game.storage import names
 from game.storage.history import log_context
 from game.storage.readmodel import read
 

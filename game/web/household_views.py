@@ -21,8 +21,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from game.models import Game
-from game.names import NAME_MAX_CODE_POINTS
 from game.storage import household
+from game.storage.names import NAME_MAX_CODE_POINTS
 from game.web import forms
 
 # Headers a proxy adds (nginx with proxy_set_header, Apache, Caddy, ...): a request

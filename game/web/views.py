@@ -25,10 +25,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from game import names
 from game.engine.vocabulary import SeatRole
 from game.models import Game, new_player_key
 from game.screens import first_paint
+from game.storage import names
 from game.web import archive_views, forms
 from game.writer import games, lobby, seating
 

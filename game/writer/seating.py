@@ -10,10 +10,9 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from game import names
 from game.engine.vocabulary import SeatRole
 from game.models import Game, Seat, new_rejoin_code
-from game.storage import presence
+from game.storage import names, presence
 from game.writer import rejoin_guard
 from game.writer.changes import publish_after_commit
 from game.writer.games import MAX_SEATS, Refused, lock, require_host, seat_of

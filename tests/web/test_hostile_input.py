@@ -27,8 +27,8 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
-from game import names
 from game.models import Game, Seat
+from game.storage import names
 from game.writer import lobby, rejoin_guard, seating
 from tests.web import household_games
 from tests.web.helpers import new_session

@@ -18,8 +18,8 @@ from django.test import Client, RequestFactory
 from django.utils import translation
 from pytest_django.fixtures import Settings
 
-from game import names
 from game.models import Seat
+from game.storage import names
 from game.web import views
 from game.writer import seating
 from tests.web.helpers import Table, open_lobby, start

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from game import names
 from game.engine import legal_actions
 from game.engine.bot_registry import make_bot
 from game.models import Game, Move, Seat, new_player_key
+from game.storage import names
 from game.writer import games, lobby, moves, seating
 from tests.web.helpers import (
     Table,
