@@ -4,6 +4,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import coverage
 import pytest
 from hypothesis import settings as hypothesis_settings
 
@@ -101,3 +102,15 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     grouped = item.get_closest_marker("xdist_group")
     if grouped and item.config.getoption("loadgroup", False) and "@" not in item.nodeid:
         pytest.fail(f"--dist loadgroup did not keep {item.nodeid} in its group on this pytest")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In an xdist worker, stop the coverage pytest-cov starts as if for the controller
+    (it reads `-n` from the worker's arguments before it knows it is a worker) before it
+    starts the worker's own. Left running, it traced on under pytest-cov's pause of the
+    worker's coverage, so `no_cover` tests (playouts, browser tests) cost two to three
+    times their CPU. tests/test_coverage_pause.py pins it."""
+    stray = coverage.Coverage.current()
+    if stray is not None and hasattr(session.config, "workerinput"):
+        stray.stop()

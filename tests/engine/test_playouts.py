@@ -150,6 +150,10 @@ def check_outcome(state: GameState) -> Outcome:
     return result
 
 
+# Not traced for coverage (pytest-cov's `no_cover`): the engine's unit tests cover every
+# line these games run (the same lines with and without them), and tracing thousands
+# of moves made them some 2.7 times slower.
+@pytest.mark.no_cover
 @pytest.mark.slow
 @pytest.mark.parametrize("match", MATCHES, ids=str)
 def test_playouts(match: Match) -> None:
