@@ -25,6 +25,10 @@ from websockets.protocol import State
 from websockets.typing import Origin
 from websockets.uri import parse_uri
 
+from game.screens.wire import HEARTBEAT, PONG
+
+PONG_BYTES = PONG.encode()
+
 LOOPBACK = "127.0.0.1"
 SOCKET_TIMEOUT = 10.0  # seconds a screen may take to show an action before it counts as lost
 VERSION = re.compile(r'id="(?:screen|hand)(?:-meta)?"[^>]*?data-version="(\d+)"')
@@ -117,11 +121,18 @@ class ScreenSocket:
             raise Closed("connection ended")
 
     def send_json(self, message: Any) -> None:
+        self.send_text(json.dumps(message))
+
+    def send_text(self, text: str) -> None:
         with self.lock:
             if self.protocol.state is not State.OPEN:
                 raise Closed("the connection is closing")
-            self.protocol.send_text(json.dumps(message).encode())
+            self.protocol.send_text(text.encode())
             self._flush()
+
+    def heartbeat(self) -> None:
+        """The page's heartbeat, as it sends it (game.screens.wire)."""
+        self.send_text(HEARTBEAT)
 
     def receive(self) -> str:
         parts: list[bytes] = []
@@ -136,7 +147,7 @@ class ScreenSocket:
                 parts.append(frame.data)
                 if frame.fin:
                     message = b"".join(parts)
-                    if message == b"pong":
+                    if message == PONG_BYTES:
                         self.pongs += 1
                     else:
                         self.messages += 1
@@ -170,8 +181,8 @@ class ScreenSocket:
     def settle(self, until: float) -> None:
         """Send a heartbeat and read until its answer: whatever the server had queued for
         this screen before it (a newly connected phone shown on the TV) has arrived."""
-        self.send_json({"ping": True})
-        self.read_until(lambda message: message == "pong", until, "the heartbeat's answer")
+        self.heartbeat()
+        self.read_until(lambda message: message == PONG, until, "the heartbeat's answer")
 
     def until_version(self, version: int) -> str:
         """Return the first message whose phone hand shows exactly this version."""

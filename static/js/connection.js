@@ -32,7 +32,7 @@
   // runs this same machine faster.
   var TIMINGS = S.TIMINGS;
   var CLOCK = TIMINGS.clock;              // scales the small steps below too
-  var PING_EVERY = TIMINGS.heartbeat;     // ms between heartbeats; the server answers "pong"
+  var PING_EVERY = TIMINGS.heartbeat;     // ms between heartbeats; the server answers PONG
   var SILENT_AFTER = TIMINGS.silentAfter; // ms without any message: say "reconnecting"
   var DEAD_AFTER = TIMINGS.deadAfter;     // ms without any message: the socket is dead, replace it
   var OPEN_WITHIN = TIMINGS.openWithin;   // ms a handshake may take (a paused server never answers)
@@ -47,7 +47,9 @@
   var REST_RETRY = TIMINGS.restRetry;
   var CLOSES = S.CLOSES;                  // the server's close codes, by name
   var TICK = 500 * CLOCK;                 // ms between two looks at the connection
-  var PONG = "pong";
+  // The heartbeat and its answer, as the server reads and writes them (game/screens/wire.py).
+  var HEARTBEAT = S.HEARTBEAT;
+  var PONG = S.PONG;
 
   // ---------------------------------------------------------------- states
   // Where each state may go next; any other move is a bug: refused, and logged as an
@@ -236,10 +238,12 @@
     }
   }
 
-  function send(message) {
+  function sendText(text) {
     if (!isOpen()) return false;
-    try { ws.send(JSON.stringify(message)); return true; } catch (err) { return false; }
+    try { ws.send(text); return true; } catch (err) { return false; }
   }
+
+  function send(message) { return sendText(JSON.stringify(message)); }
 
   // ---------------------------------------------------------------- heartbeat
   // Every TICK: heartbeat, and notice a connection that went quiet (a phone whose
@@ -262,7 +266,7 @@
     if (now - lastPingAt >= PING_EVERY) {
       lastPingAt = now;
       if (!(pingedAt > lastMessageAt)) pingedAt = now;
-      send({ ping: true });
+      sendText(HEARTBEAT);
     }
   }
 
@@ -275,7 +279,7 @@
     if (state === "reconnecting") { connect(); return; }  // try now, not after the backoff
     if (state === "connecting" || state === "gone" || timers.check) return;
     var asked = Date.now();
-    send({ ping: true });
+    sendText(HEARTBEAT);
     after("check", CHECK_WITHIN, function () {
       if (lastMessageAt < asked && ws) replace();
     });

@@ -14,7 +14,8 @@
   // The game's words: the colours' notation letters in the engine's order, the phases a
   // hand's data-phase names, the connection's clock (game/screens/words.py, from
   // splendor_site/settings.py, "The live connection's clock": a test server runs the
-  // same connection faster) and the server's close codes, by name (game/screens/wire.py).
+  // same connection faster), the server's close codes by name, the heartbeat and its
+  // answer (game/screens/wire.py).
   var VOCABULARY = JSON.parse(document.getElementById("splendor-vocabulary").textContent);
 
   function live() { return document.getElementById("live"); }
@@ -25,6 +26,8 @@
     PHASE: VOCABULARY.phases,
     TIMINGS: VOCABULARY.timings,
     CLOSES: VOCABULARY.closes,
+    HEARTBEAT: VOCABULARY.heartbeat,
+    PONG: VOCABULARY.pong,
     live: live,
     hand: hand,
     // A text the page carries for the scripts (translated on the server): #live's data-<name>.

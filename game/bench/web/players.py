@@ -133,7 +133,7 @@ class Player:
         now = clock()
         for index, ws in enumerate(self.screens):
             if self.next_ping[index] <= now:
-                ws.send_json({"ping": True})
+                ws.heartbeat()
                 self.pings += 1
                 # The page keeps its phase; one that fell behind (a long wait) skips.
                 behind = math.floor((now - self.next_ping[index]) / ping_every) + 1
