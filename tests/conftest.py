@@ -109,8 +109,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """In an xdist worker, stop the coverage pytest-cov starts as if for the controller
     (it reads `-n` from the worker's arguments before it knows it is a worker) before it
     starts the worker's own. Left running, it traced on under pytest-cov's pause of the
-    worker's coverage, so `no_cover` tests (playouts, browser tests) cost two to three
-    times their CPU. tests/test_coverage_pause.py pins it."""
+    worker's coverage, so `no_cover` tests (playouts, browser tests) cost about twice
+    their CPU. tests/test_coverage_pause.py pins it."""
     stray = coverage.Coverage.current()
     if stray is not None and hasattr(session.config, "workerinput"):
         stray.stop()

@@ -152,7 +152,7 @@ def check_outcome(state: GameState) -> Outcome:
 
 # Not traced for coverage (pytest-cov's `no_cover`): the engine's unit tests cover every
 # line these games run (the same lines with and without them), and tracing thousands
-# of moves made them some 2.7 times slower.
+# of moves took twice their CPU (109 against 53 CPU-s, -n 2).
 @pytest.mark.no_cover
 @pytest.mark.slow
 @pytest.mark.parametrize("match", MATCHES, ids=str)
