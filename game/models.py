@@ -163,6 +163,7 @@ class Seat(models.Model):
     name = models.CharField(max_length=64)
     # The player key from the session of the phone holding this seat; blank for bots.
     # Never sent to a page: the session cookie is the only thing a phone presents.
+    # Several seats may share one (players passing one phone round: a shared phone).
     player_key = models.CharField(max_length=64, blank=True, db_index=True)
     rejoin_code = models.CharField(max_length=8, default=new_rejoin_code)
     # Who plays the seat: a phone, a bot the host added, or a bot standing in for a
@@ -186,11 +187,6 @@ class Seat(models.Model):
         ordering = ["game", "position"]
         constraints = [
             models.UniqueConstraint(fields=["game", "position"], name="unique_seat_position"),
-            models.UniqueConstraint(
-                fields=["game", "player_key"],
-                condition=~models.Q(player_key=""),
-                name="one_seat_per_player",
-            ),
             models.CheckConstraint(
                 condition=models.Q(position__lte=3), name="seat_position_0_to_3"
             ),

@@ -15,7 +15,7 @@ from game.engine.projection import TABLE, view_for
 from game.screens import regions
 from game.screens.join_qr import clear_cache as clear_join_cache
 from game.screens.join_qr import join_url, qr_svg
-from game.screens.phone import phone_screen, whole_hand
+from game.screens.phone import asked_for, curtain_screen, phone_screen, whole_hand
 from game.screens.phone import status as phone_status
 from game.screens.regions import fill_qr_codes
 from game.screens.table import table_screen, whole_screen
@@ -57,10 +57,22 @@ def render_phone_status(snap: GameRead) -> str:
     return html
 
 
-def render_phone_hand(snap: GameRead, position: int) -> str:
-    """Return the phone's whole #hand element (its #status comes separately)."""
+def render_phone_hand(snap: GameRead, positions: int | tuple[int, ...]) -> str:
+    """Return the phone's whole #hand element (its #status comes separately).
+
+    A shared phone (several `positions`) shows its curtain once the game runs,
+    asking for its seat whose turn it is (or the next of them to play).
+    """
+    if isinstance(positions, int):
+        positions = (positions,)
+    if snap.state is not None and len(positions) > 1:
+        asked = asked_for(positions, snap.state.current, len(snap.room.seats))
+        others = tuple(p for p in positions if p != asked)
+        curtain = curtain_screen(snap.room, view_for(snap.state, asked), asked, snap.log, others)
+        return whole_hand(curtain, oob=False)
+    position, others = positions[0], positions[1:]
     view = view_for(snap.state, position) if snap.state is not None else None
-    return whole_hand(phone_screen(snap.room, view, position, snap.log), oob=False)
+    return whole_hand(phone_screen(snap.room, view, position, snap.log, others), oob=False)
 
 
 def clear_cache() -> None:

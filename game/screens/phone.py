@@ -17,6 +17,7 @@ from markupsafe import escape
 from game.engine.actions import BUY, PASS, RETURN, TAKE, Action
 from game.engine.colours import NAMES
 from game.engine.projection import ColourCount, GameView, PlayerView, colour_count
+from game.engine.setup import MAX_PLAYERS
 from game.engine.state import MAX_RESERVED, OVER
 from game.engine.vocabulary import Phase
 from game.languages import in_language
@@ -359,27 +360,43 @@ def _playing(
     return found
 
 
-def phone_screen(room: Room, view: GameView | None, position: int, log: str = "") -> regions.Screen:
+def phone_screen(
+    room: Room,
+    view: GameView | None,
+    position: int,
+    log: str = "",
+    others: tuple[int, ...] = (),
+) -> regions.Screen:
     """The phone's regions (#status and the inside of #hand) for its seat.
 
-    `log` is the game's recent turns (game.storage.history.encode_recent).
+    `log` is the game's recent turns (game.storage.history.encode_recent); `others` the
+    positions of the phone's other seats (a shared phone: its hand says whose it is).
     """
     with in_language():
-        return _phone_screen(room, view, position, log)
+        return _phone_screen(room, view, position, log, others)
 
 
-def _phone_screen(room: Room, view: GameView | None, position: int, log: str) -> regions.Screen:
+def _meta(version: str, my_turn: bool, phase: str, covered: bool = False) -> str:
+    """The hand's attributes as they should now be (app.js copies them onto #hand)."""
+    # Written out, not format_html: made for every phone at every change.
+    marks = (" my-turn" if my_turn else "") + (" covered" if covered else "")
+    cls = f"hand phase-{escape(phase)}{marks}"
+    return (
+        f'<div id="hand-meta" hidden data-version="{escape(version)}"'
+        f' data-my-turn="{"1" if my_turn else "0"}" data-phase="{escape(phase)}"'
+        f' data-class="{cls}"></div>'
+    )
+
+
+def _phone_screen(
+    room: Room, view: GameView | None, position: int, log: str, others: tuple[int, ...]
+) -> regions.Screen:
     my_turn = view is not None and view.phase != OVER and view.current == position
     phase = view.phase if view is not None else room.status
     status_html, status_parts = status(room, view, log, oob=False)
     found: dict[str, str] = {
         "status": status_html,
-        # Written out, not format_html: made for every phone at every change.
-        "hand-meta": (
-            f'<div id="hand-meta" hidden data-version="{int(room.version)}"'
-            f' data-my-turn="{"1" if my_turn else "0"}" data-phase="{escape(phase)}"'
-            f' data-class="hand phase-{escape(phase)}{" my-turn" if my_turn else ""}"></div>'
-        ),
+        "hand-meta": _meta(str(int(room.version)), my_turn, phase),
     }
     if room.next_code:
         found["hand-redirect"] = regions.render(
@@ -389,9 +406,17 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
     lists: dict[str, tuple[str, dict[str, str]]] = {}
     if view is None:
         found["seated"] = regions.render(
-            "phone/regions/seated.html", {"me_name": room.seats[position].name}
+            "phone/regions/seated.html",
+            {
+                "me_name": room.seats[position].name,
+                "others": [room.seats[p].name for p in others],
+                "code": room.code,
+                "can_add": len(room.seats) < MAX_PLAYERS,
+            },
         )
     else:
+        if others:
+            found["whose-hand"] = _whose_hand(room, position, others)
         legal = _legal(view)
         # What the seat can afford, shown on its cards until the game ends.
         pays = _payments(view) if view.phase != OVER else {}
@@ -404,6 +429,49 @@ def _phone_screen(room: Room, view: GameView | None, position: int, log: str) ->
     # 10-30 ms (bench_web).
     full = partial(_full_phone, found, sheets, shell)
     return regions.Screen(found, full, sheets, shell, lists=lists)
+
+
+def _mates(room: Room, others: tuple[int, ...]) -> list[dict[str, Any]]:
+    return [{"position": p, "name": room.seats[p].name} for p in others]
+
+
+def _whose_hand(room: Room, position: int, others: tuple[int, ...]) -> str:
+    """A shared phone's bar above the hand: whose hand it is, and passing it on."""
+    return regions.render(
+        "phone/regions/whose_hand.html",
+        {"name": room.seats[position].name, "others": _mates(room, others)},
+    )
+
+
+def curtain_screen(
+    room: Room, view: GameView, position: int, log: str, others: tuple[int, ...]
+) -> regions.Screen:
+    """A shared phone between two of its players: "Pass the phone to Ben", and nothing
+    of any hand (the public #status only). `view` is any of the phone's projections (for
+    the status line, which every phone shows alike); `position` the seat asked for."""
+    with in_language():
+        status_html, status_parts = status(room, view, log, oob=False)
+        found = {
+            "status": status_html,
+            "hand-meta": _meta("", False, view.phase, covered=True),
+            "curtain": regions.render(
+                "phone/regions/curtain.html",
+                {
+                    "name": room.seats[position].name,
+                    "position": position,
+                    "others": _mates(room, others),
+                },
+            ),
+        }
+    shell = {"version": "", "my_turn": False, "phase": view.phase, "covered": True}
+    full = partial(_full_phone, found, {}, shell)
+    return regions.Screen(found, full, {}, shell, lists={"status": ("", status_parts)})
+
+
+def asked_for(positions: tuple[int, ...], current: int, players: int) -> int:
+    """Which of a shared phone's seats its curtain asks for: the one whose turn it is,
+    else the next of them to play."""
+    return min(positions, key=lambda p: (p - current) % players)
 
 
 def _full_phone(found: dict[str, str], sheets: dict[str, str], shell: dict[str, Any]) -> str:

@@ -65,7 +65,15 @@ def _player(
         link = rejoin_url(host["url"], seat.rejoin_code)
         qr[f"rejoin-qr-{position}-{seat.rejoin_code}"] = partial(qr_svg, link, REJOIN_MASK)
     # Not is_current / acted_last: the meta region carries those (see table_screen).
-    p = {"seat": seat, "view": view, "is_first": player["is_first"], "rejoin_url": link}
+    # A later seat of a shared phone is marked with the phone's first player's name.
+    shares = room.seats[seat.shares_with].name if seat.shares_with >= 0 else ""
+    p = {
+        "seat": seat,
+        "view": view,
+        "is_first": player["is_first"],
+        "rejoin_url": link,
+        "shares": shares,
+    }
     context = {
         "p": p,
         "snap": {"code": room.code},
@@ -80,6 +88,7 @@ def _player(
     keys = {
         "head": (
             seat,
+            shares,
             p["is_first"],
             link,
             view.points,

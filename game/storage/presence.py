@@ -115,6 +115,17 @@ def _ago(seconds: float, now: datetime | None = None) -> Any:
     return _at((now or timezone.now()) - timedelta(seconds=seconds))
 
 
+def row_of(channel: str, seat_id: int) -> str:
+    """The presence row of a shared phone's socket for one of its later seats (its
+    first seat's row is named for the socket alone)."""
+    return f"{channel}#{seat_id}"
+
+
+def socket_of(row: str) -> str:
+    """The socket's channel name a presence row is named for."""
+    return row.split("#", 1)[0]
+
+
 def arrive(game_id: int, seat_id: int, channel: str = "") -> None:
     """Count this socket (`channel`, its channel name) as the seat's phone, heard now."""
     channel = channel or f"local-{game_id}-{seat_id}"
@@ -151,10 +162,12 @@ def refresh(heard: Iterable[tuple[str, datetime]]) -> int:
     return statements
 
 
-def leave(channel: str) -> None:
-    """The socket closed: its seat is reconnecting from now (away after the grace)."""
+def leave(channel: str, also: Iterable[str] = ()) -> None:
+    """The socket closed: its seat is reconnecting from now (away after the grace), and
+    so are the seats of its other rows (`also`: a shared phone's)."""
     back = _ago(LIVE + 0.001)
-    _run(_sql("leave"), [back, back, channel])
+    for row in (channel, *also):
+        _run(_sql("leave"), [back, back, row])
 
 
 def forget_ghosts() -> None:

@@ -57,6 +57,9 @@ class SeatInfo:
     # A finished game's winning player: their wins in the household counting this
     # game ("Ada's 5th win", game.storage.household); 0 for everyone else.
     wins: int = 0
+    # The position of the first seat (by position) of the phone this seat shares, for a
+    # second or later seat of one phone ("shares Ada's phone"); -1 for any other seat.
+    shares_with: int = -1
 
     @property
     def name(self) -> str:
@@ -117,8 +120,24 @@ def holder_of(player_key: str) -> str:
     return hashlib.sha256(player_key.encode()).hexdigest()[:16] if player_key else ""
 
 
+def shared_phones(seats: list[Seat]) -> dict[int, int]:
+    """The position of the phone's first seat, by the position of each later seat of a
+    shared phone (player keys stay here: screens get positions)."""
+    first: dict[str, int] = {}
+    shares: dict[int, int] = {}
+    for seat in sorted(seats, key=lambda s: s.position):
+        if not seat.player_key:
+            continue
+        if seat.player_key in first:
+            shares[seat.position] = first[seat.player_key]
+        else:
+            first[seat.player_key] = seat.position
+    return shares
+
+
 def room_of(game: Game, seats: list[Seat], next_code: str = "") -> Room:
     wins = household.wins_at_end(game, seats) if game.status == Game.Status.OVER else {}
+    shares = shared_phones(seats)
     return Room(
         id=game.id,
         code=game.code,
@@ -137,6 +156,7 @@ def room_of(game: Game, seats: list[Seat], next_code: str = "") -> Room:
                 bot_level=s.bot_level,
                 bot_number=s.bot_number,
                 wins=wins.get(s.position, 0),
+                shares_with=shares.get(s.position, -1),
             )
             for s in sorted(seats, key=lambda s: s.position)
         ),

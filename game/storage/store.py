@@ -211,8 +211,9 @@ class Who(NamedTuple):
 
     game_id: int
     host_key: str
-    seat_id: int | None  # the seat this key plays from its phone, if any
-    stood_in: bool  # a stand-in bot plays this key's seat now (seating.take_seat_back)
+    seat_id: int | None  # the seat this key plays from its phone, if any (its first)
+    stood_in: bool  # a stand-in bot plays a seat of this key now (seating.take_seat_back)
+    seat_ids: tuple[int, ...] = ()  # every seat this key plays (a shared phone's), in order
 
 
 def who(code: str, player_key: str) -> Who | None:
@@ -225,9 +226,9 @@ def who(code: str, player_key: str) -> Who | None:
     game_id, host_key = rows[0][0], rows[0][1]
     if not player_key:  # the LEFT JOIN matched no seat, or seats without a key
         return Who(game_id, host_key, None, False)
-    humans = [seat_id for _, _, seat_id, role in rows if role == SeatRole.HUMAN]
+    humans = tuple(seat_id for _, _, seat_id, role in rows if role == SeatRole.HUMAN)
     stood_in = any(role == SeatRole.STAND_IN for _, _, _, role in rows)
-    return Who(game_id, host_key, humans[0] if humans else None, stood_in)
+    return Who(game_id, host_key, humans[0] if humans else None, stood_in, humans)
 
 
 def save_move(game: Game, index: int, seat: int, notation: str) -> None:

@@ -4,7 +4,9 @@ One socket per screen. On connect (and on {"sync": true}) a screen reads the
 game once and gets its whole view; after that it only receives the notices the
 writer publishes (game.writer.notices), which its `Screen` (game.web.screen) turns
 into the regions that changed for it. A table screen follows the game's group, a
-phone only its own seat's group, so a phone's projection never reaches another socket.
+phone only its own seat's group (a shared phone each of its seats'), so a phone's
+projection never reaches another phone's socket; a shared phone draws a seat's hand only
+while that seat is uncovered (game.web.screen).
 Whatever a screen sends (game.web.inbound), the consumer answers with a clear
 message or ignores it; it never crashes, and its presence row goes when the
 socket goes, however it goes.
@@ -55,8 +57,10 @@ def _port(scope: dict[str, Any]) -> str:
     return str(server[1]) if server else "8000"
 
 
-def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int | None, str] | None:
-    """Read who this socket is: (game id, is host, seat id of a phone, player key).
+def _who(
+    scope: dict[str, Any], code: str, phone: bool
+) -> tuple[int, bool, tuple[int, ...], str] | None:
+    """Read who this socket is: (game id, is host, seat ids of a phone, player key).
 
     A phone back from away plays its seat again at once: if a stand-in plays it,
     the seat is given back first.
@@ -69,7 +73,7 @@ def _who(scope: dict[str, Any], code: str, phone: bool) -> tuple[int, bool, int 
     if found is None:
         return None
     is_host = bool(player_key) and found.host_key == player_key
-    return found.game_id, is_host, found.seat_id, player_key
+    return found.game_id, is_host, found.seat_ids, player_key
 
 
 def _read_table(game_id: int) -> tuple[Room, GameView | None, str, presence.Here]:
@@ -86,6 +90,26 @@ def _arrive(
     trip to the database thread)."""
     presence.arrive(game_id, seat_id, channel)
     return _read_seat(game_id, seat_id)
+
+
+def _arrive_shared(
+    watch: liveness.Watch,
+) -> tuple[Room, dict[int, GameView], str, dict[int, str]]:
+    """A shared phone that connects: count it as each of its seats' phone, then read."""
+    for row, seat_id in zip(watch.rows, watch.seats, strict=True):
+        presence.arrive(watch.game_id, seat_id, row)
+    return _read_phone(watch.game_id, watch.seats)
+
+
+def _read_phone(
+    game_id: int, seat_ids: tuple[int, ...]
+) -> tuple[Room, dict[int, GameView], str, dict[int, str]]:
+    """A shared phone's full view: the room, its seats' projections (by seat id; the
+    screen draws the uncovered one only), recent turns, and its seats' holders."""
+    room, holders, state, log = read(game_id)
+    seats = [s for s in room.seats if s.id in seat_ids]
+    views = {s.id: view_for(state, s.position) for s in seats} if state is not None else {}
+    return room, views, log, {s.id: holders.get(s.id, "") for s in seats}
 
 
 def _read_seat(game_id: int, seat_id: int) -> tuple[Room, GameView | None, str, str, int]:
@@ -129,13 +153,14 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         if who is None:
             await self.refuse(Close.NO_GAME)
             return
-        game_id, is_host, seat_id, player_key = who
-        if role == "seat" and seat_id is None:
+        game_id, is_host, seat_ids, player_key = who
+        if role == "seat" and not seat_ids:
             await self.refuse(Close.NO_SEAT)
             return
-        screen, replaced = self.screen_of(game_id, is_host, seat_id, player_key, role)
+        screen, replaced = self.screen_of(game_id, is_host, seat_ids, player_key, role)
         self.screen = screen
-        await self.channel_layer.group_add(screen.group, self.channel_name)
+        for group in screen.groups:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         # The row below is written as heard now.
         screen.watch.heard = screen.watch.written = time.monotonic()
@@ -145,17 +170,23 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         if screen.seat_id is None:
             await self.send_full()
             return
+        if screen.shared:
+            phone = await database_sync_to_async(_arrive_shared)(screen.watch)
+            await self.announce_presence(game_id)
+            await self.send_quietly(screen.shared_read(*phone))
+            return
         seat = await database_sync_to_async(_arrive)(game_id, screen.seat_id, self.channel_name)
         await self.announce_presence(game_id)
         await self.send_quietly(screen.seat_read(*seat))
 
     def screen_of(
-        self, game_id: int, is_host: bool, seat_id: int | None, player_key: str, role: str
+        self, game_id: int, is_host: bool, seat_ids: tuple[int, ...], player_key: str, role: str
     ) -> tuple[Screen, list[str]]:
         """The screen this socket is, counted with its phone's other sockets, and the
         channels of those it replaces (game.web.limits: a newer socket of a seat replaces
         its oldest)."""
-        seat = seat_id if role == "seat" else None
+        seat = seat_ids[0] if role == "seat" and seat_ids else None
+        also = seat_ids[1:] if seat is not None else ()
         share, replaced = limits.arrive(player_key, self.channel_name, seat is not None)
         csrf = ""
         if is_host and role != "seat":
@@ -169,7 +200,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             language=intern(language_from_scope(self.scope)),
             port=intern(_port(self.scope)),
             csrf=csrf,
-            watch=liveness.Watch(self.channel_name, game_id, seat),
+            watch=liveness.Watch(self.channel_name, game_id, seat, also),
             share=share,
         )
         return screen, replaced
@@ -199,9 +230,12 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         screen.left = True
         liveness.forget(screen.watch)
         try:
-            await self.channel_layer.group_discard(screen.group, self.channel_name)
+            for group in screen.groups:
+                await self.channel_layer.group_discard(group, self.channel_name)
             if screen.seat_id is not None:
-                await database_sync_to_async(presence.leave)(self.channel_name)
+                await database_sync_to_async(presence.leave)(
+                    self.channel_name, screen.watch.rows[1:]
+                )
                 await self.announce_presence(screen.game_id)
                 await database_sync_to_async(standin.phone_left)(screen.game_id)
         except Exception:  # the layer or the database went away: the row expires by itself
@@ -270,6 +304,8 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             await self.send_flash(message.problem)
         elif screen.seat_id is None:
             await self.send_flash(_("This screen shows the table; play from your phone."))
+        elif message.kind in ("uncover", "cover"):
+            await self.pass_phone(screen, message)
         elif message.kind == "hint":
             # One at a time for the phone, whatever its sockets; each keeps serving meanwhile.
             if not screen.thinking and limits.start_hint(screen.share):
@@ -277,6 +313,17 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
                 self.hint_task = asyncio.ensure_future(self.hint(screen, message.version))
         else:
             await self.play(screen, message.action, message.version)
+
+    async def pass_phone(self, screen: Screen, message: inbound.Inbound) -> None:
+        """A shared phone's curtain: put it up for one of its seats ("cover"), or show
+        the hand it asks for once its player taps ("uncover"); then its whole view."""
+        if not screen.shared:
+            return  # one seat: its hand is always shown
+        if message.kind == "cover":
+            screen.cover(message.seat)
+        else:
+            screen.uncover(message.seat)
+        await self.send_full()
 
     async def heartbeat(self) -> None:
         """Answer a ping, and nothing more: `receive` noted that the screen is there, and
@@ -287,7 +334,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         with translation.override(screen.language):
             try:
                 await database_sync_to_async(moves.play)(
-                    screen.game_id, self.scope_player_key(), action, version
+                    screen.game_id, self.scope_player_key(), action, version, screen.shown_seat
                 )
             except games.Refused as refusal:
                 # Only this screen hears about it; nothing changed anywhere.
@@ -299,9 +346,11 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         try:
             with translation.override(screen.language):
                 try:
+                    if screen.shown_seat is None:  # the curtain is up
+                        raise hint_answers.NoHint(_("A hint is only for your own turn."))
                     state, position, seen = await database_sync_to_async(
                         hint_answers.read_for_hint
-                    )(screen.game_id, screen.seat_id, version)
+                    )(screen.game_id, screen.shown_seat, version)
                 except hint_answers.NoHint as refusal:
                     await self.send_flash(refusal.message)
                     return
@@ -351,8 +400,13 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             case notices.TableChanged():
                 await self.send_quietly(screen.table_changed(notice))
             case notices.SeatChanged():
-                # A phone keeps nothing but its region hashes: the notice brings all it needs.
-                await self.send_quietly(screen.seat_changed(notice))
+                # A phone keeps nothing but its region hashes: the notice brings all it needs
+                # (a shared phone that lost one of its seats reads its others again).
+                html = screen.seat_changed(notice)
+                if html is None:
+                    await self.send_full()
+                else:
+                    await self.send_quietly(html)
             case notices.PresenceChanged():
                 # Read again: notices from several sockets may arrive in any order.
                 if not screen.left and screen.rereads(notice):
@@ -384,6 +438,10 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             read_at = time.monotonic()
             room, view, turns, here = await database_sync_to_async(_read_table)(screen.game_id)
             await self.send_quietly(screen.table_read(room, view, turns, here, read_at))
+            return
+        if screen.shared:
+            phone = await database_sync_to_async(_read_phone)(screen.game_id, screen.watch.seats)
+            await self.send_quietly(screen.shared_read(*phone))
             return
         seat = await database_sync_to_async(_read_seat)(screen.game_id, screen.seat_id)
         await self.send_quietly(screen.seat_read(*seat))

@@ -35,7 +35,7 @@ MAX_ACTION_LENGTH = 64
 # Versions are move counts; a real game has a few hundred at most.
 MAX_VERSION = 10**9
 
-Kind = Literal["sync", "action", "ping", "hint", "bad"]
+Kind = Literal["sync", "action", "ping", "hint", "uncover", "cover", "bad"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,7 @@ class Inbound:
     action: str = ""
     version: int | None = None
     problem: str = ""  # translated, for kind "bad" only
+    seat: int = -1  # a seat's position, for "uncover" and "cover" (a shared phone's curtain)
 
 
 def _bad() -> Inbound:
@@ -79,6 +80,13 @@ def _action(value: Any) -> str | None:
     return value if value.isascii() and value.isprintable() else None
 
 
+def _seat_message(kind: Literal["uncover", "cover"], value: Any) -> Inbound:
+    """{"uncover": position} or {"cover": position}: a seat 0-3, else unreadable."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        return _bad()
+    return Inbound(kind, seat=value)
+
+
 def _size(text: str) -> int:
     """Bytes on the wire (a lone surrogate, impossible from a browser, counts too)."""
     return len(text.encode("utf-8", "surrogatepass"))
@@ -109,6 +117,9 @@ def read_message(text_data: str | None, bytes_data: bytes | None = None) -> Inbo
         return Inbound("sync")
     if message.get("hint") is True:  # "Suggest a move", at the version the phone shows
         return Inbound("hint", version=_version(message.get("version")))
+    for kind in ("uncover", "cover"):  # a shared phone's curtain: {"uncover": position}
+        if kind in message:
+            return _seat_message(kind, message[kind])
     action = _action(message.get("action"))
     version = _version(message.get("version"))
     if action is None or version is None:

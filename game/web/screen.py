@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from django.utils import translation
 
 from game.engine.projection import GameView
+from game.engine.state import OVER
 from game.screens import jinja
 from game.screens.join_qr import join_url
-from game.screens.phone import phone_screen
+from game.screens.phone import asked_for, curtain_screen, phone_screen
 from game.screens.regions import Shown
 from game.screens.table import table_screen
 from game.storage import presence
@@ -56,6 +57,15 @@ class Screen:
     gone: bool = False  # a phone was told it lost its seat
     thinking: bool = False  # a hint is being computed for this socket
     left: bool = False  # its socket closed: its group and presence are forgotten
+    # A shared phone (several seats): the seat whose hand it shows (None: covered, the
+    # curtain up), the seat its curtain asks for, the turn it last saw (a position),
+    # its seats' positions now (position -> seat id), and the seats it lost meanwhile.
+    # A new socket starts covered: the server, not the page, decides what is shown.
+    uncovered: int | None = None
+    asked: int | None = None
+    turn: int = -1
+    places: dict[int, int] = field(default_factory=dict)
+    lost: frozenset[int] = frozenset()
 
     @property
     def game_id(self) -> int:
@@ -67,11 +77,27 @@ class Screen:
         return self.watch.seat_id
 
     @property
-    def group(self) -> str:
-        """The channel layer's group it follows: its seat's, or the game's table screens'."""
+    def groups(self) -> list[str]:
+        """The channel layer's groups it follows: its seats', or the game's table screens'."""
         if self.seat_id is None:
-            return notices.table_group(self.game_id)
-        return notices.seat_group(self.game_id, self.seat_id)
+            return [notices.table_group(self.game_id)]
+        return [notices.seat_group(self.game_id, seat) for seat in self.watch.seats]
+
+    @property
+    def shared(self) -> bool:
+        """A phone that holds several seats (its players pass it round)."""
+        return bool(self.watch.also)
+
+    @property
+    def mine(self) -> tuple[int, ...]:
+        """The seats (ids) a shared phone still holds."""
+        return tuple(s for s in self.watch.seats if s not in self.lost)
+
+    @property
+    def shown_seat(self) -> int | None:
+        """The seat whose hand the phone shows and plays: its only one, or a shared
+        phone's uncovered one (None while the curtain is up)."""
+        return self.uncovered if self.shared else self.seat_id
 
     # ------------------------------------------------------------ a table screen
 
@@ -117,7 +143,10 @@ class Screen:
 
     # ------------------------------------------------------------ a phone
 
-    def seat_changed(self, notice: notices.SeatChanged) -> str:
+    def seat_changed(self, notice: notices.SeatChanged) -> str | None:
+        """What a change shows the phone; None when it must read the game again."""
+        if self.shared:
+            return self.shared_changed(notice)
         if notice.holder != self.holder:
             return self.gone_frame(notice.room.code)
         return self.phone_frame(notice.room, notice.view, notice.log, notice.position)
@@ -135,6 +164,117 @@ class Screen:
         self.watch.version = room.version
         with speaking(self.language):
             return self.shown.frame(phone_screen(room, view, position, log))
+
+    # ------------------------------------------------------------ a shared phone
+
+    def shared_changed(self, notice: notices.SeatChanged) -> str | None:
+        """A change as a shared phone shows it; None when it must read its seats again
+        (it lost one of them)."""
+        if notice.seat not in self.mine:
+            return ""
+        if notice.holder != self.holder:
+            self.lost |= {notice.seat}
+            return None if self.mine else self.gone_frame(notice.room.code)
+        view = notice.view
+        if view is None:
+            return self.lobby_frame(notice.room, notice.log)
+        if notice.seat == self.uncovered:
+            return self.after_move(notice.room, view, notice.log)
+        if self.uncovered is None:
+            return self.covered(notice.room, view, notice.log)
+        return ""  # the uncovered seat's own notice shows this change
+
+    def shared_read(
+        self, room: Room, views: dict[int, GameView], log: str, holders: dict[int, str]
+    ) -> str:
+        """Its whole view as read: the lobby, the uncovered hand, or the curtain."""
+        self.shown.forget()
+        self.lost |= {s for s in self.watch.seats if holders.get(s) != self.holder}
+        mine = self.mine
+        if not mine:
+            return self.gone_frame(room.code)
+        if len(mine) == 1:
+            self.uncovered = mine[0]
+        view = views.get(self.uncovered or mine[0])
+        if view is None:
+            return self.lobby_frame(room, log)
+        if self.uncovered in mine:
+            self.turn = view.current
+            return self.hand_frame(room, view, log)
+        self.uncovered = None
+        return self.covered(room, view, log)
+
+    def after_move(self, room: Room, view: GameView, log: str) -> str:
+        """The uncovered seat's change: its hand, unless the turn just passed to another
+        of the phone's seats (then the curtain asks for that one)."""
+        self.place(room)
+        passed = view.current != self.turn and view.phase != OVER
+        self.turn = view.current
+        upcoming = self.places.get(view.current)
+        if passed and upcoming is not None and upcoming != self.uncovered:
+            self.uncovered, self.asked = None, upcoming
+            return self.curtain_frame(room, view, log)
+        return self.hand_frame(room, view, log)
+
+    def covered(self, room: Room, view: GameView, log: str) -> str:
+        """The curtain, asking for the seat whose turn came to the phone, or as before."""
+        self.place(room)
+        if view.current != self.turn and view.current in self.places:
+            self.asked = self.places[view.current]
+        self.turn = view.current
+        if self.asked not in self.places.values():
+            positions = tuple(self.places)
+            self.asked = self.places[asked_for(positions, view.current, len(room.seats))]
+        return self.curtain_frame(room, view, log)
+
+    def place(self, room: Room) -> None:
+        mine = set(self.mine)
+        self.places = {s.position: s.id for s in room.seats if s.id in mine}
+
+    def position_of(self, seat_id: int | None) -> int:
+        return next((p for p, s in self.places.items() if s == seat_id), -1)
+
+    def others(self, position: int) -> tuple[int, ...]:
+        return tuple(p for p in self.places if p != position)
+
+    def hand_frame(self, room: Room, view: GameView, log: str) -> str:
+        self.place(room)
+        position = self.position_of(self.uncovered)
+        self.watch.version = room.version
+        with speaking(self.language):
+            screen = phone_screen(room, view, position, log, self.others(position))
+            return self.shown.frame(screen)
+
+    def curtain_frame(self, room: Room, view: GameView, log: str) -> str:
+        position = self.position_of(self.asked)
+        self.watch.version = room.version
+        with speaking(self.language):
+            screen = curtain_screen(room, view, position, log, self.others(position))
+            return self.shown.frame(screen)
+
+    def lobby_frame(self, room: Room, log: str) -> str:
+        self.place(room)
+        first = min(self.places) if self.places else 0
+        self.watch.version = room.version
+        with speaking(self.language):
+            return self.shown.frame(phone_screen(room, None, first, log, self.others(first)))
+
+    def cover(self, position: int) -> bool:
+        """Put the curtain up, asking for the phone's seat at `position`; False if it is
+        not one of its seats."""
+        seat = self.places.get(position)
+        if seat is None:
+            return False
+        self.uncovered, self.asked = None, seat
+        return True
+
+    def uncover(self, position: int) -> bool:
+        """Show the hand the curtain asked for (its player tapped); False for any other."""
+        seat = self.places.get(position)
+        if seat is None or seat != self.asked or self.uncovered is not None:
+            return False
+        self.uncovered, self.asked = seat, None
+        return True
 
     def gone_frame(self, code: str) -> str:
         """Tell a phone, once, that it no longer holds its seat."""

@@ -260,8 +260,17 @@ def _take_seat(request: HttpRequest, game: Game) -> tuple[str, str]:
     if not form.is_valid():
         return _shown_name(request), form.error()
     name = form.cleaned_data["name"]
+    if _another(request):
+        seating.add_player(game.id, player_key(request), name)
+        return "", ""  # the phone keeps remembering its first player's name
     seating.join_game(game.id, player_key(request), name)
     return name, ""
+
+
+def _another(request: HttpRequest) -> bool:
+    """The phone adds one more player to the seats it holds (a shared phone)."""
+    data = request.POST if request.method == "POST" else request.GET
+    return bool(data.get("another"))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -278,14 +287,17 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
         if not error:
             return _seated(request, game, typed)
         name = typed or name
-    elif games.seat_of(game, known_key(request)) is not None:
+    elif games.seat_of(game, known_key(request)) is not None and not _another(request):
         return redirect("play", code=game.code)
+    here = [s.name for s in games.seats_of(game, known_key(request))]
     context = {
         "game": game,
-        "name": name,
+        "name": "" if _another(request) else name,
         "error": error,
         "rejoin_code": names.read_code(request.GET.get("rejoin", "")),
         "seats": game.seats.count(),
+        "another": bool(here) and _another(request),
+        "here": here,
     }
     return render(request, "join.html", context, status=400 if error else 200)
 
@@ -294,16 +306,18 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
 def play(request: HttpRequest, code: str) -> HttpResponse:
     """A phone: the player's own hand, live over the websocket."""
     game = _game(code)
-    seat = games.seat_of(game, known_key(request))
-    if seat is None:
+    seats = games.seats_of(game, known_key(request))
+    if not seats:
         return redirect("join", code=game.code)
-    if seat.role == SeatRole.STAND_IN:  # it played while this phone was away: now it is back
-        seating.take_seat_back(game.id, seat.player_key)
+    if any(s.role == SeatRole.STAND_IN for s in seats):  # played for it while it was away
+        seating.take_seat_back(game.id, seats[0].player_key)
     snap = first_paint.read_game(game.id)
+    positions = tuple(s.position for s in seats)
     context = {
         "snap": snap.room,
         "status": first_paint.render_phone_status(snap),
-        "hand": first_paint.render_phone_hand(snap, seat.position),
+        # A shared phone comes back to its curtain, never straight to a hand.
+        "hand": first_paint.render_phone_hand(snap, positions),
     }
     return render(request, "phone.html", context)
 

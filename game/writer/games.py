@@ -62,6 +62,14 @@ def replay_game(game: Game) -> GameState:
 
 
 def seat_of(game: Game, player_key: str) -> Seat | None:
+    """The phone's first seat (by position), if it holds any."""
     if not player_key:
         return None
-    return game.seats.filter(player_key=player_key).first()
+    return game.seats.filter(player_key=player_key).order_by("position").first()
+
+
+def seats_of(game: Game, player_key: str) -> list[Seat]:
+    """Every seat the phone holds, by position (a shared phone holds several)."""
+    if not player_key:
+        return []
+    return list(game.seats.filter(player_key=player_key).order_by("position"))

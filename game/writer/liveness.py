@@ -58,13 +58,24 @@ class Watch:
 
     channel: str  # the socket's channel name
     game_id: int
-    seat_id: int | None  # None: a table screen
+    seat_id: int | None  # None: a table screen; a shared phone's first seat
+    also: tuple[int, ...] = ()  # a shared phone's other seats (each has a presence row)
     heard: float = 0.0  # time.monotonic() of its last message
     written: float = 0.0  # `heard` as last written to its presence row
     version: int = -1  # the game's version the screen last showed
     here: presence.Here = presence.NOBODY  # a TV's seats with a phone, as shown
     here_at: float = 0.0  # time.monotonic() when `here` was read
     here_told: presence.Here | None = None  # last presence sent it, until it shows one
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """A phone's seats (ids): its first, then a shared phone's others."""
+        return () if self.seat_id is None else (self.seat_id, *self.also)
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        """Its presence rows' names: its own, and one per other seat of a shared phone."""
+        return (self.channel, *(presence.row_of(self.channel, s) for s in self.also))
 
     def take_presence(self, here: presence.Here, read_at: float) -> bool:
         """A TV was told its game's presence as read at `read_at`: whether it is news
@@ -132,7 +143,7 @@ async def tick(check: bool = False) -> None:
         if screen.seat_id is None:
             tables.add(screen.game_id)
         elif screen.heard > screen.written:
-            heard.append((screen.channel, screen.heard))
+            heard += [(row, screen.heard) for row in screen.rows]
             screen.written = screen.heard
     games = {screen.game_id for screen in watched} if check else set()
     started = time.monotonic()
@@ -159,7 +170,9 @@ def _work(
     """A tick's database work, one statement per kind (in the database thread)."""
     wall, now = timezone.now(), time.monotonic()
     if heard:
-        rows = [(channel, _wall(wall, now, at)) for channel, at in heard if channel in _screens]
+        rows = [
+            (row, _wall(wall, now, at)) for row, at in heard if presence.socket_of(row) in _screens
+        ]
         _count("refresh", presence.refresh(rows))
     found = presence.read(tables)
     if tables:

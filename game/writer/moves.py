@@ -70,8 +70,14 @@ def _apply(
     publish_after_commit(game, state, log=log, seats=seats)
 
 
-def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
-    """Apply a player's action for the seat their session holds."""
+def play(
+    game_id: int, player_key: str, text: Any, version: Any, uncovered: int | None = None
+) -> None:
+    """Apply a player's action for the seat their session holds.
+
+    A shared phone (several seats) plays for its seat whose turn it is, and only while
+    that seat's hand is the one uncovered on it (`uncovered`, a seat id).
+    """
     with transaction.atomic():
         # Every action takes this path: its reads are plain SQL (game.storage.store).
         # With its seats: whose action it is, and the room the screens are sent.
@@ -79,10 +85,31 @@ def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
         if locked is None:
             raise Refused(_("This game does not exist."))
         game, seats = locked
-        seat = next((s for s in seats if player_key and s.player_key == player_key), None)
-        if seat is None or seat.bot_plays:
+        mine = [s for s in seats if player_key and s.player_key == player_key and not s.bot_plays]
+        if not mine:
             raise Refused(_("You do not have a seat in this game."))
+        seat = _mover(game, mine, uncovered)
         _apply(game, seat.position, text, version, seats)
+
+
+def _mover(game: Game, mine: list[Seat], uncovered: int | None) -> Seat:
+    """The phone's seat an action is for: its only one, or on a shared phone the one
+    whose turn it is (the engine refuses any other seat's action in words)."""
+    if len(mine) == 1 or game.status != Game.Status.PLAYING or not game.state:
+        return mine[0]  # _apply refuses it in words if the game is not running
+    current = game.state["current"]
+    seat = next((s for s in mine if s.position == current), None)
+    shown = next((s for s in mine if s.pk == uncovered), None)
+    if seat is None:
+        if shown is None:
+            raise Refused(_("Tap a player's name to show their hand first."))
+        return shown
+    if seat != shown:
+        raise Refused(
+            _("It is %(name)s’s turn: pass the phone to %(name)s and let them tap first.")
+            % {"name": seat.name}
+        )
+    return seat
 
 
 def bot_to_play(game: Game) -> Seat | None:

@@ -61,6 +61,7 @@ class SeatChanged:
     log: str
     holder: str  # digest of the seat's player key: a phone that no longer matches lost it
     position: int  # the seat's place at the table; -1 for a seat this change removed
+    seat: int = 0  # the seat's id: a shared phone follows several seats' groups
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +169,7 @@ def table_group(game_id: int) -> str:
 
 
 def seat_group(game_id: int, seat_id: int) -> str:
-    """The phone (or phones) holding one seat."""
+    """The phone (or phones) holding one seat (a shared phone follows each of its seats')."""
     return f"game-{game_id}-seat-{seat_id}"
 
 
@@ -195,10 +196,13 @@ def notices_for(
         holder = held[seat.id]
         view = views.get(seat.position) if holder else None
         sent.append(
-            (seat_group(room.id, seat.id), SeatChanged(room, view, log, holder, seat.position))
+            (
+                seat_group(room.id, seat.id),
+                SeatChanged(room, view, log, holder, seat.position, seat.id),
+            )
         )
     for seat_id in gone:
-        sent.append((seat_group(room.id, seat_id), SeatChanged(room, None, "", "", -1)))
+        sent.append((seat_group(room.id, seat_id), SeatChanged(room, None, "", "", -1, seat_id)))
     return sent
 
 

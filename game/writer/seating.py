@@ -15,14 +15,12 @@ from game.models import Game, Seat, new_rejoin_code
 from game.storage import names, presence
 from game.writer import rejoin_guard
 from game.writer.changes import publish_after_commit
-from game.writer.games import MAX_SEATS, Refused, lock, require_host, seat_of
+from game.writer.games import MAX_SEATS, Refused, lock, require_host, seat_of, seats_of
 
 
 def join_game(game_id: int, player_key: str, name: str) -> Seat:
     """Seat this player in the lobby, or return the seat they already have."""
-    name = names.clean_name(name)
-    if not name:
-        raise Refused(_("Please type your name."))
+    name = _typed_name(name)
     with transaction.atomic():
         game = lock(game_id)
         seat = seat_of(game, player_key)
@@ -32,14 +30,33 @@ def join_game(game_id: int, player_key: str, name: str) -> Seat:
                 seat.save(update_fields=["name"])
                 publish_after_commit(game)
             return seat
-        if game.status != Game.Status.LOBBY:
-            raise Refused(_("This game has already started."))
-        count = game.seats.count()
-        if count >= MAX_SEATS:
-            raise Refused(_("The table is full: four players already."))
-        seat = Seat.objects.create(game=game, position=count, name=name, player_key=player_key)
-        publish_after_commit(game)
-        return seat
+        return _new_seat(game, player_key, name)
+
+
+def add_player(game_id: int, player_key: str, name: str) -> Seat:
+    """Seat one more player on a phone that holds a seat already (a shared phone)."""
+    name = _typed_name(name)
+    with transaction.atomic():
+        return _new_seat(lock(game_id), player_key, name)
+
+
+def _typed_name(name: str) -> str:
+    name = names.clean_name(name)
+    if not name:
+        raise Refused(_("Please type your name."))
+    return name
+
+
+def _new_seat(game: Game, player_key: str, name: str) -> Seat:
+    """A new seat at the end of the table, in the lobby only (the game is locked)."""
+    if game.status != Game.Status.LOBBY:
+        raise Refused(_("This game has already started."))
+    count = game.seats.count()
+    if count >= MAX_SEATS:
+        raise Refused(_("The table is full: four players already."))
+    seat = Seat.objects.create(game=game, position=count, name=name, player_key=player_key)
+    publish_after_commit(game)
+    return seat
 
 
 def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | None = None) -> Seat:
@@ -78,8 +95,8 @@ def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | Non
                     " not come back, its rejoin code works once the TV shows it."
                 )
             )
-        # A phone holds one seat a game: let go of any other first.
-        game.seats.filter(player_key=player_key).exclude(pk=seat.pk).update(player_key="")
+        # The phone keeps the seats it holds (a shared phone taking back one of its
+        # players' seats): only the phone that held this seat loses it.
         seat.player_key = player_key
         seat.role = SeatRole.HUMAN
         seat.rejoin_code = _fresh_rejoin_code(game, seat.rejoin_code)
@@ -138,16 +155,17 @@ def stand_in_for_away(game_id: int, position: int, expected_version: int) -> boo
 
 
 def take_seat_back(game_id: int, player_key: str) -> Seat | None:
-    """Give a reconnected phone its seat back from a stand-in; None if it had none."""
+    """Give a reconnected phone its seats back from their stand-ins (a shared phone's
+    every one); return the first, or None if none stood in."""
     stood_in = Seat.objects.filter(game_id=game_id, player_key=player_key, role=SeatRole.STAND_IN)
     if not player_key or not stood_in.exists():
         return None  # as nearly always: no write transaction (it waits for the writer)
     with transaction.atomic():
         game = lock(game_id)
-        seat = seat_of(game, player_key)
-        if seat is None or seat.role != SeatRole.STAND_IN:
-            return None
-        seat.role = SeatRole.HUMAN
-        seat.save(update_fields=["role"])
-        publish_after_commit(game)
-        return seat
+        seats = [s for s in seats_of(game, player_key) if s.role == SeatRole.STAND_IN]
+        for seat in seats:
+            seat.role = SeatRole.HUMAN
+            seat.save(update_fields=["role"])
+        if seats:
+            publish_after_commit(game)
+        return seats[0] if seats else None

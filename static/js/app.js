@@ -87,6 +87,8 @@
     if (h) turnCues(h);
     // An open sheet and picked gems stay while the hand is the same.
     if (!same) S.sheets.close();
+    // A shared phone's curtain: nothing of the hand before it stays in the page.
+    if (document.getElementById("curtain")) S.sheets.empty();
     S.pickers.restore(same ? before.picks : null);
     S.sheets.renewFlash();
     S.move.afterView();
@@ -102,6 +104,9 @@
     if (t.hasAttribute("data-clear")) { S.pickers.clear(t.closest("[data-picker]")); return; }
     if (t.hasAttribute("data-confirm")) { S.move.send(S.pickers.confirmed(t.closest("[data-picker]"))); return; }
     if (t.hasAttribute("data-hint")) { S.hint.ask(t); return; }
+    // A shared phone's curtain: show the hand it asks for, or pass the phone on.
+    if (t.hasAttribute("data-uncover")) { S.connection.send({ uncover: +t.getAttribute("data-uncover") }); return; }
+    if (t.hasAttribute("data-cover")) { S.connection.send({ cover: +t.getAttribute("data-cover") }); return; }
     if (t.hasAttribute("data-preselect")) { S.pickers.preselect(t.getAttribute("data-preselect")); return; }
     if (t.hasAttribute("data-open")) { S.sheets.open(t.getAttribute("data-open")); return; }
     if (t.hasAttribute("data-close")) { S.sheets.close(); return; }

@@ -39,6 +39,13 @@
     if (sheet) sheet.hidden = true;
   }
 
+  // Closed and emptied: a shared phone's curtain keeps nothing of the hand before it.
+  function empty() {
+    close();
+    var body = document.querySelector("#sheet .sheet-body");
+    if (body) body.innerHTML = "";
+  }
+
   function hideFlashLater(flash) {
     clearTimeout(flash._timer);
     flash._timer = setTimeout(function () { flash.classList.remove("show"); }, FLASH_FOR);
@@ -58,5 +65,5 @@
     if (el && el.classList.contains("show")) hideFlashLater(el);
   }
 
-  S.sheets = { open: open, close: close, flash: flash, renewFlash: renewFlash };
+  S.sheets = { open: open, close: close, empty: empty, flash: flash, renewFlash: renewFlash };
 })(window.Splendor);
