@@ -92,6 +92,24 @@ def started(
     return start(open_lobby(names, bots), first_player)
 
 
+def shared_lobby(others: tuple[str, ...] = ("Cy",)) -> Table:
+    """Ada's phone also seats Ben (positions 0 and 1); then a phone for each of `others`."""
+    table = open_lobby(("Ada",))
+    ada = table.player(0)
+    ben = seating.add_player(table.game_id, ada.key, "Ben")
+    table.players.append(Player("Ben", ada.key, ada.session, ben.position))
+    for name in others:
+        key = new_player_key()
+        seat = seating.join_game(table.game_id, key, name)
+        table.players.append(Player(name, key, new_session(key), seat.position))
+    return table
+
+
+def shared_game(others: tuple[str, ...] = ("Cy",)) -> Table:
+    """A shared phone's game, started with Ada (position 0) to play."""
+    return start(shared_lobby(others), first_player=0)
+
+
 def game(game_id: int) -> Game:
     return Game.objects.get(pk=game_id)
 
@@ -244,6 +262,24 @@ def my_turn(html: str) -> bool:
 def card_ids(html: str) -> set[int]:
     """Every card id a message names: data-card, action sheets, action buttons."""
     return {int(next(g for g in m.groups() if g)) for m in _CARD_IDS.finditer(html)}
+
+
+# What only a hand shows: its own regions, its gem and card controls, its cards.
+HAND_MARKS = (
+    'id="my-hand"',
+    'id="my-tokens"',
+    'id="take-picker"',
+    'id="market"',
+    "data-action=",
+    "data-pick=",
+    "data-card=",
+    "sheet-card-",
+)
+
+
+def hand_free(html: str) -> bool:
+    """Nothing of any hand: no hand region, control or card."""
+    return not any(mark in html for mark in HAND_MARKS) and not card_ids(html)
 
 
 def region(html: str, region_id: str) -> str:

@@ -25,6 +25,7 @@ from tests.web.helpers import (
     db,
     fingerprint,
     game,
+    hand_free,
     my_turn,
     new_session,
     oob_ids,
@@ -32,6 +33,7 @@ from tests.web.helpers import (
     play_as,
     player_panel,
     region,
+    shared_game,
     start,
     started,
     state_of,
@@ -198,6 +200,40 @@ async def test_no_screen_ever_sees_a_deck_card_or_another_seats_blind_card(
     assert sum(len(screen.log) for screen in everyone) >= 24 * len(everyone) - 2
     # Frames carry only what changed, so not every one names a card: most still do.
     assert await db(assert_no_hidden_cards)(table.game_id, *everyone) >= 24 * 2
+
+
+async def test_a_shared_phone_s_blind_card_reaches_no_other_screen_nor_its_curtain(
+    screens: Screens,
+) -> None:
+    table = await db(shared_game)(("Cy",))
+    top = (await db(state_of)(table.game_id)).decks[0][-1]
+    tv = await screens.tv(table)
+    phone = await screens.phone(table, 0, label="Ada+Ben")
+    cy = await screens.phone(table, 2)
+    await settle(tv, phone, cy)
+    await phone.send({"uncover": 0})
+    await phone.until(lambda v: "Ada’s hand" in unescape(v))
+    await phone.send({"action": "reserve:d1", "version": 0})
+    view = await phone.until(lambda v: "Pass the phone to Ben" in unescape(v))
+    assert top not in card_ids(view)
+    for screen in (tv, cy):
+        await screen.until(lambda v: 'data-version="1"' in v)
+        assert all(top not in card_ids(m) for m in screen.log), screen.label
+    # Ben's hand on the same phone never shows Ada's blind card either.
+    await phone.send({"uncover": 1})
+    view = await phone.until(lambda v: "Ben’s hand" in unescape(v))
+    assert top not in card_ids(view)
+    mark = len(phone.log)
+    await phone.send({"cover": 0})
+    await phone.send({"uncover": 0})
+    view = await phone.until(lambda v: "Ada’s hand" in unescape(v))
+    assert f'data-card="{top}"' in view  # her own, once she holds the phone
+    curtains = [m for m in phone.log if 'id="curtain"' in m]
+    assert curtains and all(hand_free(m) for m in curtains)
+    assert any(top in card_ids(m) for m in phone.log[mark:])
+    # Scanned as Ada's screen (Ben has no secret yet); a curtain has no version: no card.
+    phone.seat = 0
+    assert await db(assert_no_hidden_cards)(table.game_id, tv, cy, phone) >= 3
 
 
 # ---------------------------------------------------------------- refusals

@@ -146,16 +146,38 @@ def test_who_connects_is_read_in_one_statement() -> None:
     code = game(table.game_id).code
     seats = {s.position: s for s in Seat.objects.filter(game_id=table.game_id)}
     ada, bob = table.player(0), table.player(1)
-    assert store.who(code, ada.key) == (table.game_id, table.host_key, seats[0].pk, False)
-    assert store.who(code, bob.key) == (table.game_id, table.host_key, seats[1].pk, False)
+    assert store.who(code, ada.key) == (
+        table.game_id,
+        table.host_key,
+        seats[0].pk,
+        False,
+        (seats[0].pk,),
+    )
+    assert store.who(code, bob.key) == (
+        table.game_id,
+        table.host_key,
+        seats[1].pk,
+        False,
+        (seats[1].pk,),
+    )
     # The host's key holds no seat here; a screen without a key, nor does a bot's "" key.
-    assert store.who(code, table.host_key) == (table.game_id, table.host_key, None, False)
-    assert store.who(code, "") == (table.game_id, table.host_key, None, False)
-    assert store.who(code, "someone else") == (table.game_id, table.host_key, None, False)
+    assert store.who(code, table.host_key) == (table.game_id, table.host_key, None, False, ())
+    assert store.who(code, "") == (table.game_id, table.host_key, None, False, ())
+    assert store.who(code, "someone else") == (table.game_id, table.host_key, None, False, ())
     assert store.who("NOPE", ada.key) is None
     # A stand-in plays Bob's seat: no human seat for his key, and he is told so.
     Seat.objects.filter(pk=seats[1].pk).update(role=SeatRole.STAND_IN)
-    assert store.who(code, bob.key) == (table.game_id, table.host_key, None, True)
+    assert store.who(code, bob.key) == (table.game_id, table.host_key, None, True, ())
+
+
+def test_who_connects_with_a_shared_phone_has_each_of_its_seats_in_order() -> None:
+    table = started(("Ada", "Bob", "Cy"))
+    code = game(table.game_id).code
+    seats = {s.position: s for s in Seat.objects.filter(game_id=table.game_id)}
+    Seat.objects.filter(pk=seats[2].pk).update(player_key=table.player(0).key)
+    found = store.who(code, table.player(0).key)
+    assert found is not None
+    assert found.seat_id == seats[0].pk and found.seat_ids == (seats[0].pk, seats[2].pk)
 
 
 def test_presence_rows_are_written_and_read_as_the_orm_sees_them(settings: Settings) -> None:
