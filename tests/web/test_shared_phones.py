@@ -8,6 +8,7 @@ count of either hand, and a hand is sent only once its player tapped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import unescape
 
 import pytest
@@ -34,7 +35,7 @@ from tests.web.test_consumers import settle
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def shows(text: str) -> object:
+def shows(text: str) -> Callable[[str], bool]:
     return lambda view: text in unescape(view)
 
 
