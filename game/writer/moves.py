@@ -100,10 +100,8 @@ def _mover(game: Game, mine: list[Seat], uncovered: int | None) -> Seat:
     current = game.state["current"]
     seat = next((s for s in mine if s.position == current), None)
     shown = next((s for s in mine if s.pk == uncovered), None)
-    if seat is None:
-        if shown is None:
-            raise Refused(_("Tap a player's name to show their hand first."))
-        return shown
+    if seat is None:  # none of its seats' turn: the engine says so
+        return shown or mine[0]
     if seat != shown:
         raise Refused(
             _("It is %(name)s’s turn: pass the phone to %(name)s and let them tap first.")
