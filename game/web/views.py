@@ -288,7 +288,8 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
             return _seated(request, game, typed)
         name = typed or name
     elif games.seat_of(game, known_key(request)) is not None and not _another(request):
-        return redirect("play", code=game.code)
+        if not request.GET.get("rejoin"):  # a rejoin link takes one more seat
+            return redirect("play", code=game.code)
     here = [s.name for s in games.seats_of(game, known_key(request))]
     context = {
         "game": game,

@@ -142,6 +142,23 @@ def test_a_rejoin_takes_one_seat_and_keeps_the_phone_s_others() -> None:
     assert not Seat.objects.filter(game_id=table.game_id, player_key=ben.key).exists()
 
 
+def test_a_seated_phone_follows_a_rejoin_link_and_keeps_its_seat() -> None:
+    table = start(open_lobby(("Ada", "Ben", "Cy")))
+    ada = table.player(0)
+    code = Seat.objects.get(game_id=table.game_id, position=1).rejoin_code
+    client = Client()
+    client.cookies["sessionid"] = ada.session
+    page = client.get(f"/join/{table.code}/?rejoin={code}")
+    assert page.status_code == 200 and 'id="rejoin-form"' in page.content.decode()
+    answer = client.post(f"/join/{table.code}/", {"rejoin_code": code})
+    assert answer.status_code == 302
+    held = Seat.objects.filter(game_id=table.game_id, player_key=ada.key).order_by("position")
+    assert [s.position for s in held] == [0, 1]
+    # Its page now comes back to the curtain, asking for Ada (whose turn it is).
+    html = unescape(client.get(f"/play/{table.code}/").content.decode())
+    assert "Pass the phone to Ada" in html and 'id="my-hand"' not in html
+
+
 def test_a_reconnecting_shared_phone_takes_back_every_stood_in_seat() -> None:
     table = shared_game(("Cy",))
     Seat.objects.filter(game_id=table.game_id, position__in=(0, 1)).update(role="stand_in")
@@ -261,6 +278,19 @@ async def test_a_hint_is_only_for_the_uncovered_seat(screens: Screens) -> None:
     await settle(phone)
     await phone.send({"hint": True, "version": 0})
     await told(phone, "A hint is only for your own turn.")
+
+
+async def test_a_bot_let_play_one_seat_leaves_the_phone_its_other(screens: Screens) -> None:
+    table = await db(shared_game)(("Cy",))
+    phone = await shared_phone(screens, table)
+    await settle(phone)
+    await db(seating.hand_to_bot)(table.game_id, table.host_key, 1)
+    # One seat left: its hand, no curtain and nothing to pass to.
+    view = await phone.until(lambda v: 'id="my-hand"' in v)
+    assert 'id="curtain"' not in view and 'id="whose-hand"' not in view
+    await phone.send({"action": "take:wug", "version": 0})
+    await phone.until(lambda v: 'data-version="1"' in v)
+    assert await db(_moved)(table.game_id) == [0]
 
 
 # ---------------------------------------------------------------- presence per seat
