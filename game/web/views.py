@@ -267,6 +267,11 @@ def _take_seat(request: HttpRequest, game: Game) -> tuple[str, str]:
     return name, ""
 
 
+def _seated_here(request: HttpRequest, game: Game) -> bool:
+    """The phone holds a seat and is not adding another player."""
+    return games.seat_of(game, known_key(request)) is not None and not _another(request)
+
+
 def _another(request: HttpRequest) -> bool:
     """The phone adds one more player to the seats it holds (a shared phone)."""
     data = request.POST if request.method == "POST" else request.GET
@@ -287,9 +292,8 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
         if not error:
             return _seated(request, game, typed)
         name = typed or name
-    elif games.seat_of(game, known_key(request)) is not None and not _another(request):
-        if not request.GET.get("rejoin"):  # a rejoin link takes one more seat
-            return redirect("play", code=game.code)
+    elif _seated_here(request, game) and not request.GET.get("rejoin"):
+        return redirect("play", code=game.code)  # (a rejoin link takes one more seat)
     here = [s.name for s in games.seats_of(game, known_key(request))]
     context = {
         "game": game,

@@ -60,9 +60,7 @@ def take_gems(phone: Phone) -> None:
     confirm.tap()
 
 
-def test_two_players_pass_one_phone_between_turns(
-    recorder: Recorder, tv: Table, axe: Path
-) -> None:
+def test_two_players_pass_one_phone_between_turns(recorder: Recorder, tv: Table, axe: Path) -> None:
     url = tv.new_game(recorder.server)
     phone = recorder.phone("Ada+Ben")
     phone.join(url, "Ada")

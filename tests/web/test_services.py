@@ -207,14 +207,15 @@ def test_rejoin_moves_the_seat_to_the_new_phone() -> None:
     assert game(g.id).version == 2
 
 
-def test_rejoin_releases_the_other_seat_of_that_phone() -> None:
+def test_rejoin_keeps_the_other_seat_of_that_phone() -> None:
+    # The phone becomes a shared phone (issue 33): it takes the seat and keeps its own.
     table = open_lobby(("Ada", "Bob"))
     ada, bob = table.player(0), table.player(1)
     code = Seat.objects.get(game_id=table.game_id, position=1).rejoin_code
     seating.rejoin(table.game_id, ada.key, code)
     g = game(table.game_id)
-    assert games.seat_of(g, ada.key).position == 1  # type: ignore[union-attr]
-    assert Seat.objects.get(game_id=g.id, position=0).player_key == ""
+    assert [s.position for s in games.seats_of(g, ada.key)] == [0, 1]
+    assert Seat.objects.get(game_id=g.id, position=0).player_key == ada.key
     assert games.seat_of(g, bob.key) is None
 
 
