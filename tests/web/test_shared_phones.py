@@ -16,6 +16,7 @@ from django.test import Client
 
 from game.models import Game, Move, Seat
 from game.storage import presence
+from game.web import inbound
 from game.writer import games, lobby, moves, seating
 from tests.web.helpers import (
     Screen,
@@ -291,6 +292,21 @@ async def test_a_bot_let_play_one_seat_leaves_the_phone_its_other(screens: Scree
     await phone.send({"action": "take:wug", "version": 0})
     await phone.until(lambda v: 'data-version="1"' in v)
     assert await db(_moved)(table.game_id) == [0]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "seat"),
+    [
+        ('{"uncover": 1}', "uncover", 1),
+        ('{"cover": 0}', "cover", 0),
+        ('{"uncover": true}', "bad", -1),
+        ('{"uncover": 4}', "bad", -1),
+        ('{"cover": "1"}', "bad", -1),
+    ],
+)
+def test_the_curtain_s_messages_are_read_or_refused(text: str, kind: str, seat: int) -> None:
+    message = inbound.read_message(text)
+    assert (message.kind, message.seat) == (kind, seat)
 
 
 # ---------------------------------------------------------------- presence per seat
