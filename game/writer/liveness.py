@@ -143,7 +143,10 @@ async def tick(check: bool = False) -> None:
         if screen.seat_id is None:
             tables.add(screen.game_id)
         elif screen.heard > screen.written:
-            heard += [(row, screen.heard) for row in screen.rows]
+            if screen.also:  # a shared phone: a row per seat
+                heard += [(row, screen.heard) for row in screen.rows]
+            else:
+                heard.append((screen.channel, screen.heard))
             screen.written = screen.heard
     games = {screen.game_id for screen in watched} if check else set()
     started = time.monotonic()
@@ -170,9 +173,7 @@ def _work(
     """A tick's database work, one statement per kind (in the database thread)."""
     wall, now = timezone.now(), time.monotonic()
     if heard:
-        rows = [
-            (row, _wall(wall, now, at)) for row, at in heard if presence.socket_of(row) in _screens
-        ]
+        rows = [(row, _wall(wall, now, at)) for row, at in heard if _open(row)]
         _count("refresh", presence.refresh(rows))
     found = presence.read(tables)
     if tables:
@@ -184,6 +185,11 @@ def _work(
         presence.forget_ghosts()
         _count("ghosts")
     return found, versions
+
+
+def _open(row: str) -> bool:
+    """Whether a presence row's socket is still open here (closed meanwhile: not written)."""
+    return row in _screens or presence.socket_of(row) in _screens
 
 
 def _wall(wall: datetime, now: float, at: float) -> datetime:
