@@ -96,7 +96,7 @@ def _arrive_shared(
     watch: liveness.Watch,
 ) -> tuple[Room, dict[int, GameView], str, dict[int, str]]:
     """A shared phone that connects: count it as each of its seats' phone, then read."""
-    for row, seat_id in zip(watch.rows, watch.seats, strict=True):
+    for row, seat_id in zip(watch.all_rows, watch.seats, strict=True):
         presence.arrive(watch.game_id, seat_id, row)
     return _read_phone(watch.game_id, watch.seats)
 
@@ -234,12 +234,19 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
                 await self.channel_layer.group_discard(group, self.channel_name)
             if screen.seat_id is not None:
                 await database_sync_to_async(presence.leave)(
-                    self.channel_name, screen.watch.rows[1:]
+                    self.channel_name, screen.watch.all_rows[1:]
                 )
                 await self.announce_presence(screen.game_id)
                 await database_sync_to_async(standin.phone_left)(screen.game_id)
         except Exception:  # the layer or the database went away: the row expires by itself
             log.exception("Could not forget the presence of %s", self.channel_name)
+
+    async def let_go(self, screen: Screen) -> None:
+        """A shared phone lost a seat (its rejoin code used elsewhere, a bot let play it):
+        its presence row stops counting, so the seat can be taken back with its code."""
+        rows = screen.watch.lost_rows
+        await database_sync_to_async(presence.leave)(rows[0], rows[1:])
+        await self.announce_presence(screen.game_id)
 
     async def announce_presence(self, game_id: int) -> None:
         """Tell the game's table screens that a phone came or went."""
@@ -404,6 +411,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
                 # (a shared phone that lost one of its seats reads its others again).
                 html = screen.seat_changed(notice)
                 if html is None:
+                    await self.let_go(screen)
                     await self.send_full()
                 else:
                     await self.send_quietly(html)

@@ -59,13 +59,13 @@ class Screen:
     left: bool = False  # its socket closed: its group and presence are forgotten
     # A shared phone (several seats): the seat whose hand it shows (None: covered, the
     # curtain up), the seat its curtain asks for, the turn it last saw (a position),
-    # its seats' positions now (position -> seat id), and the seats it lost meanwhile.
+    # and its seats' positions now (position -> seat id). The seats it lost meanwhile
+    # are its watch's (game.writer.liveness.Watch.lost: their presence is not kept).
     # A new socket starts covered: the server, not the page, decides what is shown.
     uncovered: int | None = None
     asked: int | None = None
     turn: int = -1
     places: dict[int, int] = field(default_factory=dict)
-    lost: frozenset[int] = frozenset()
 
     @property
     def game_id(self) -> int:
@@ -91,7 +91,7 @@ class Screen:
     @property
     def mine(self) -> tuple[int, ...]:
         """The seats (ids) a shared phone still holds."""
-        return tuple(s for s in self.watch.seats if s not in self.lost)
+        return tuple(s for s in self.watch.seats if s not in self.watch.lost)
 
     @property
     def shown_seat(self) -> int | None:
@@ -173,7 +173,7 @@ class Screen:
         if notice.seat not in self.mine:
             return ""
         if notice.holder != self.holder:
-            self.lost |= {notice.seat}
+            self.watch.lost |= {notice.seat}
             return None if self.mine else self.gone_frame(notice.room.code)
         view = notice.view
         if view is None:
@@ -189,7 +189,7 @@ class Screen:
     ) -> str:
         """Its whole view as read: the lobby, the uncovered hand, or the curtain."""
         self.shown.forget()
-        self.lost |= {s for s in self.watch.seats if holders.get(s) != self.holder}
+        self.watch.lost |= {s for s in self.watch.seats if holders.get(s) != self.holder}
         mine = self.mine
         if not mine:
             return self.gone_frame(room.code)

@@ -60,6 +60,7 @@ class Watch:
     game_id: int
     seat_id: int | None  # None: a table screen; a shared phone's first seat
     also: tuple[int, ...] = ()  # a shared phone's other seats (each has a presence row)
+    lost: frozenset[int] = frozenset()  # seats a shared phone no longer holds (rows left)
     heard: float = 0.0  # time.monotonic() of its last message
     written: float = 0.0  # `heard` as last written to its presence row
     version: int = -1  # the game's version the screen last showed
@@ -73,9 +74,25 @@ class Watch:
         return () if self.seat_id is None else (self.seat_id, *self.also)
 
     @property
-    def rows(self) -> tuple[str, ...]:
+    def all_rows(self) -> tuple[str, ...]:
         """Its presence rows' names: its own, and one per other seat of a shared phone."""
         return (self.channel, *(presence.row_of(self.channel, s) for s in self.also))
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        """The rows it keeps fresh: those of the seats its phone still holds."""
+        rows = self.all_rows
+        if not self.lost:
+            return rows
+        return tuple(
+            row for row, seat in zip(rows, self.seats, strict=True) if seat not in self.lost
+        )
+
+    @property
+    def lost_rows(self) -> tuple[str, ...]:
+        return tuple(
+            row for row, seat in zip(self.all_rows, self.seats, strict=True) if seat in self.lost
+        )
 
     def take_presence(self, here: presence.Here, read_at: float) -> bool:
         """A TV was told its game's presence as read at `read_at`: whether it is news

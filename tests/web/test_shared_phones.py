@@ -13,6 +13,7 @@ from html import unescape
 
 import pytest
 from django.test import Client
+from pytest_django.fixtures import Settings
 
 from game.models import Game, Move, Seat
 from game.storage import presence
@@ -281,17 +282,27 @@ async def test_a_hint_is_only_for_the_uncovered_seat(screens: Screens) -> None:
     await told(phone, "A hint is only for your own turn.")
 
 
-async def test_a_bot_let_play_one_seat_leaves_the_phone_its_other(screens: Screens) -> None:
+async def test_a_bot_let_play_one_seat_leaves_the_phone_its_other(
+    screens: Screens, settings: Settings
+) -> None:
+    settings.SPLENDOR_PRESENCE_GRACE = 0
     table = await db(shared_game)(("Cy",))
+    ben = await db(Seat.objects.get)(game_id=table.game_id, position=1)
     phone = await shared_phone(screens, table)
     await settle(phone)
     await db(seating.hand_to_bot)(table.game_id, table.host_key, 1)
     # One seat left: its hand, no curtain and nothing to pass to.
     view = await phone.until(lambda v: 'id="my-hand"' in v)
     assert 'id="curtain"' not in view and 'id="whose-hand"' not in view
+    # Ben's seat no longer counts this phone as present: his code takes it back.
+    await settle(phone)
+    assert ben.pk not in (await db(presence.here)(table.game_id)).present
     await phone.send({"action": "take:wug", "version": 0})
     await phone.until(lambda v: 'data-version="1"' in v)
-    assert await db(_moved)(table.game_id) == [0]
+    assert (await db(_moved)(table.game_id))[0] == 0
+    await db(seating.rejoin)(table.game_id, table.player(0).key, ben.rejoin_code)
+    held = await db(lambda: list(Seat.objects.filter(player_key=table.player(0).key)))()
+    assert [s.position for s in held] == [0, 1]
 
 
 @pytest.mark.parametrize(
