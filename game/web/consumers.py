@@ -93,22 +93,26 @@ def _arrive(
 
 
 def _arrive_shared(
-    watch: liveness.Watch,
+    watch: liveness.Watch, holder: str
 ) -> tuple[Room, dict[int, GameView], str, dict[int, str]]:
     """A shared phone that connects: count it as each of its seats' phone, then read."""
     for row, seat_id in zip(watch.all_rows, watch.seats, strict=True):
         presence.arrive(watch.game_id, seat_id, row)
-    return _read_phone(watch.game_id, watch.seats)
+    return _read_phone(watch.game_id, watch.seats, holder)
 
 
 def _read_phone(
-    game_id: int, seat_ids: tuple[int, ...]
+    game_id: int, seat_ids: tuple[int, ...], holder: str
 ) -> tuple[Room, dict[int, GameView], str, dict[int, str]]:
-    """A shared phone's full view: the room, its seats' projections (by seat id; the
-    screen draws the uncovered one only), recent turns, and its seats' holders."""
+    """A shared phone's full view: the room, the projections of the seats it still holds
+    (by seat id; the screen draws the uncovered one only), recent turns, and its seats'
+    holders."""
     room, holders, state, log = read(game_id)
     seats = [s for s in room.seats if s.id in seat_ids]
-    views = {s.id: view_for(state, s.position) for s in seats} if state is not None else {}
+    views: dict[int, GameView] = {}
+    if state is not None:
+        held = (s for s in seats if holders.get(s.id) == holder)
+        views = {s.id: view_for(state, s.position) for s in held}
     return room, views, log, {s.id: holders.get(s.id, "") for s in seats}
 
 
@@ -171,7 +175,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             await self.send_full()
             return
         if screen.shared:
-            phone = await database_sync_to_async(_arrive_shared)(screen.watch)
+            phone = await database_sync_to_async(_arrive_shared)(screen.watch, screen.holder)
             await self.announce_presence(game_id)
             await self.send_quietly(screen.shared_read(*phone))
             return
@@ -244,6 +248,9 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
     async def let_go(self, screen: Screen) -> None:
         """A shared phone lost a seat (its rejoin code used elsewhere, a bot let play it):
         its presence row stops counting, so the seat can be taken back with its code."""
+        for seat in screen.watch.lost:  # nor does it hear of the seat any more
+            group = notices.seat_group(screen.game_id, seat)
+            await self.channel_layer.group_discard(group, self.channel_name)
         rows = screen.watch.lost_rows
         await database_sync_to_async(presence.leave)(rows[0], rows[1:])
         await self.announce_presence(screen.game_id)
@@ -448,7 +455,9 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             await self.send_quietly(screen.table_read(room, view, turns, here, read_at))
             return
         if screen.shared:
-            phone = await database_sync_to_async(_read_phone)(screen.game_id, screen.watch.seats)
+            phone = await database_sync_to_async(_read_phone)(
+                screen.game_id, screen.watch.seats, screen.holder
+            )
             await self.send_quietly(screen.shared_read(*phone))
             return
         seat = await database_sync_to_async(_read_seat)(screen.game_id, screen.seat_id)

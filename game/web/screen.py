@@ -195,13 +195,14 @@ class Screen:
             return self.gone_frame(room.code)
         if len(mine) == 1:
             self.uncovered = mine[0]
-        view = views.get(self.uncovered or mine[0])
+        elif self.uncovered not in mine:
+            self.uncovered = None
+        view = views.get(mine[0] if self.uncovered is None else self.uncovered)
         if view is None:
             return self.lobby_frame(room, log)
-        if self.uncovered in mine:
+        if self.uncovered is not None:
             self.turn = view.current
             return self.hand_frame(room, view, log)
-        self.uncovered = None
         return self.covered(room, view, log)
 
     def after_move(self, room: Room, view: GameView, log: str) -> str:
