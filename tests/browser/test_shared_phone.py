@@ -15,10 +15,13 @@ from tests.browser.helpers import Phone, Recorder, Table, axe_violations
 pytestmark = pytest.mark.browser
 
 # Whatever only a hand puts in the page: its regions, pickers, cards, sheets, a card
-# copied into the sheet dialog.
+# copied into the sheet dialog (the status line is every phone's: its last turn may
+# show a market card someone bought).
 HAND_IN_DOM = (
-    "() => !!document.querySelector('#my-hand, #take-picker, #market, [data-card],"
-    " [data-pick], [data-action], #sheets template, #sheet .sheet-body *, #whose-hand')"
+    "() => [...document.querySelectorAll('#my-hand, #take-picker, #market, #hand [data-card],"
+    " #hand [data-pick], #hand [data-action], #sheets template, #sheet .sheet-body *,"
+    " #whose-hand')]"
+    ".map((e) => e.outerHTML.slice(0, 120))"
 )
 CURTAIN_OR_TURN = (
     "() => !!document.querySelector('#curtain') || !!document.querySelector('#hand.my-turn')"
@@ -39,7 +42,8 @@ def add_second_player(phone: Phone, name: str) -> None:
 def behind_the_curtain(phone: Phone) -> str:
     """Check the curtain is up with nothing of any hand in the page; return whom it asks for."""
     expect(phone.page.locator("#curtain")).to_be_visible()
-    assert not phone.page.evaluate(HAND_IN_DOM), "a hand is still in the page behind the curtain"
+    left = phone.page.evaluate(HAND_IN_DOM)
+    assert not left, f"a hand is still in the page behind the curtain: {left}"
     assert "’s hand" not in phone.page.content()
     title = phone.page.locator("#curtain-title").inner_text()
     found = PASS_TO.search(title)
@@ -99,6 +103,12 @@ def test_two_players_pass_one_phone_between_turns(recorder: Recorder, tv: Table,
             expect(phone.page.locator("#hand.my-turn")).to_have_count(1)
         # The hand says whose it is, at all times.
         expect(phone.page.locator("#whose-hand .whose")).to_have_text(f"{shown}’s hand")
+        if _turn == 0:
+            # A card's sheet looked at, then closed: it must not outlive the hand.
+            phone.page.locator(".market-panel .card-button").first.tap()
+            expect(phone.page.locator("#sheet")).to_be_visible()
+            phone.page.locator("#sheet [data-close]").tap()
+            expect(phone.page.locator("#sheet .sheet-body [data-card-of]")).to_have_count(1)
         take_gems(phone)
         phone.page.wait_for_function("() => !document.querySelector('#hand.my-turn')")
     # Ada passes to Ben directly at least once (seats 0 and 1, the bot third).

@@ -278,8 +278,14 @@ HAND_MARKS = (
 
 
 def hand_free(html: str) -> bool:
-    """Nothing of any hand: no hand region, control or card."""
-    return not any(mark in html for mark in HAND_MARKS) and not card_ids(html)
+    """Nothing of any hand: no hand region, control or card outside the status line (the
+    same on every phone: its last turn may show a market card someone bought)."""
+    private = "".join(
+        html[e.start : e.end]
+        for e in elements(html)
+        if e.depth == 0 and not e.id.startswith(("status", "line-", "final-round"))
+    )
+    return not any(mark in private for mark in HAND_MARKS) and not card_ids(private)
 
 
 def region(html: str, region_id: str) -> str:

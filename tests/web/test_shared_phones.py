@@ -187,6 +187,7 @@ async def test_a_new_socket_starts_covered_and_the_curtain_shows_no_hand(
     await phone.send({"uncover": 0})
     view = await phone.until(shows("Ada’s hand"))
     assert 'id="my-hand"' in view and 'id="curtain"' not in view
+    assert not hand_free(view)  # the check sees a hand when there is one
     assert "Pass to Ben" in unescape(view)
 
     # Another socket of the same phone (a reload, a restart) starts covered again.
