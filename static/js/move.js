@@ -65,6 +65,10 @@
     if (!move || move.sentOn) return;
     var h = S.hand();
     if (!h) return;
+    if (document.getElementById("curtain")) {  // a shared phone comes back covered
+      finish(move.wasSent ? "" : S.text("msg-covered"));
+      return;
+    }
     if (h.getAttribute("data-version") !== move.version) {
       finish(move.wasSent ? "" : S.text("msg-moved-on"));
       return;

@@ -76,6 +76,7 @@ def test_two_players_pass_one_phone_between_turns(recorder: Recorder, tv: Table,
 
     # The game starts behind the curtain, asking for whichever of the two plays first.
     first = behind_the_curtain(phone)
+    phone.shot("shared-phone-curtain")
     found = axe_violations(phone.page, axe, "curtain", ("serious", "critical"))
     assert not found, "\n".join(found)
 
@@ -103,6 +104,7 @@ def test_two_players_pass_one_phone_between_turns(recorder: Recorder, tv: Table,
             expect(phone.page.locator("#hand.my-turn")).to_have_count(1)
         # The hand says whose it is, at all times.
         expect(phone.page.locator("#whose-hand .whose")).to_have_text(f"{shown}’s hand")
+        phone.shot(f"shared-phone-hand-{_turn}")
         if _turn == 0:
             # A card's sheet looked at, then closed: it must not outlive the hand.
             phone.page.locator(".market-panel .card-button").first.tap()
