@@ -398,10 +398,7 @@ def _phone_screen(
         "status": status_html,
         "hand-meta": _meta(str(int(room.version)), my_turn, phase),
     }
-    if room.next_code:
-        found["hand-redirect"] = regions.render(
-            "phone/regions/redirect.html", {"next_code": room.next_code}
-        )
+    found.update(_redirect(room))
     sheets: dict[str, str] = {}
     lists: dict[str, tuple[str, dict[str, str]]] = {}
     if view is None:
@@ -431,6 +428,17 @@ def _phone_screen(
     return regions.Screen(found, full, sheets, shell, lists=lists)
 
 
+def _redirect(room: Room) -> dict[str, str]:
+    """A rematch: the phone follows its seat to the next game."""
+    if not room.next_code:
+        return {}
+    return {
+        "hand-redirect": regions.render(
+            "phone/regions/redirect.html", {"next_code": room.next_code}
+        )
+    }
+
+
 def _mates(room: Room, others: tuple[int, ...]) -> list[dict[str, Any]]:
     return [{"position": p, "name": room.seats[p].name} for p in others]
 
@@ -454,6 +462,7 @@ def curtain_screen(
         found = {
             "status": status_html,
             "hand-meta": _meta("", False, view.phase, covered=True),
+            **_redirect(room),
             "curtain": regions.render(
                 "phone/regions/curtain.html",
                 {

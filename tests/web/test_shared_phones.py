@@ -130,6 +130,16 @@ def test_a_rematch_keeps_a_shared_phone_s_seats_together() -> None:
     assert keys["Ada"] == keys["Ben"] == table.player(0).key != keys["Cy"]
 
 
+async def test_a_covered_shared_phone_follows_a_rematch(screens: Screens) -> None:
+    table = await db(shared_game)(("Cy",))
+    phone = await shared_phone(screens, table)
+    await settle(phone)
+    await db(Game.objects.filter(pk=table.game_id).update)(status=Game.Status.OVER)
+    fresh = await db(lobby.rematch)(table.game_id, table.host_key)
+    view = await phone.until(lambda v: "data-redirect" in v)
+    assert f"/play/{fresh.code}/" in view and 'id="curtain"' in view
+
+
 # ---------------------------------------------------------------- rejoin and stand-ins
 
 
