@@ -252,8 +252,9 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             group = notices.seat_group(screen.game_id, seat)
             await self.channel_layer.group_discard(group, self.channel_name)
         rows = screen.watch.lost_rows
-        await database_sync_to_async(presence.leave)(rows[0], rows[1:])
-        await self.announce_presence(screen.game_id)
+        if rows:
+            await database_sync_to_async(presence.leave)(rows[0], rows[1:])
+            await self.announce_presence(screen.game_id)
 
     async def announce_presence(self, game_id: int) -> None:
         """Tell the game's table screens that a phone came or went."""
