@@ -25,6 +25,7 @@ import pytest
 
 from game.bench.client import LOOPBACK, Closed, ScreenSocket
 from game.bench.loopback import runserver
+from tests.web.helpers import hand_free
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 NAMES = ("Łukasz", "Ελένη", "Zoë 🦄", "Jürgen")
@@ -139,6 +140,42 @@ def test_names_in_any_script_join_and_are_remembered(live: tuple[int, Path, str]
         assert status == 200 and name in unescape(hand)
     status, _headers, table = host.open(f"/host/{code}/")
     assert status == 200 and all(name in unescape(table) for name in NAMES)
+
+
+def test_a_shared_phone_s_curtain_over_the_real_server(live: tuple[int, Path, str]) -> None:
+    """Two players on one phone, over Daphne's own websocket: the first frame is the
+    curtain with nothing of a hand, a tap brings the hand, a move brings the curtain."""
+    port, _log, _key = live
+    host = Browser(port)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', host.open("/")[2])
+    assert token, "no CSRF token on the start page"
+    code = host.open("/new/", {"csrfmiddlewaretoken": token.group(1)})[1]["Location"]
+    code = code.rstrip("/").rsplit("/", 1)[-1]
+    phone = Browser(port)
+    assert phone.post_form(f"/join/{code}/", {"name": "Ada"})[0] == 302
+    added = phone.post_form(f"/join/{code}/?another=1", {"name": "Ben", "another": "1"})
+    assert added[0] == 302
+    page = host.open(f"/host/{code}/")[2]
+    token = re.search(r'action="/host/\w+/start/".*?value="([^"]+)"', page, re.S)
+    assert token, "no start form on the host page"
+    assert host.open(f"/host/{code}/start/", {"csrfmiddlewaretoken": token.group(1)})[0] == 302
+
+    socket = ScreenSocket(port, f"/ws/game/{code}/seat/", phone.cookie("sessionid"))
+    try:
+        first = unescape(socket.receive())
+        asked = re.search(r"Pass the phone to (\w+)", first)
+        assert asked and hand_free(first), first[:500]
+        position = re.search(r'data-uncover="(\d)"', first)
+        assert position
+        socket.send_json({"uncover": int(position.group(1))})
+        hand = unescape(socket.receive())
+        assert f"{asked.group(1)}’s hand" in hand and 'id="my-hand"' in hand
+        socket.send_json({"action": "take:wug", "version": 0})
+        curtain = unescape(socket.receive())
+        assert "Pass the phone to" in curtain and asked.group(1) + "’s hand" not in curtain
+        assert hand_free(curtain), curtain[:500]
+    finally:
+        socket.close()
 
 
 def test_an_unknown_websocket_path_is_refused(live: tuple[int, Path, str]) -> None:
