@@ -291,17 +291,18 @@ def join(request: HttpRequest, code: str) -> HttpResponse:
             typed, error = _shown_name(request), refusal.message
         if not error:
             return _seated(request, game, typed)
-        name = typed or name
+        name = typed or ("" if _another(request) else name)
     elif _seated_here(request, game) and not request.GET.get("rejoin"):
         return redirect("play", code=game.code)  # (a rejoin link takes one more seat)
     here = [s.name for s in games.seats_of(game, known_key(request))]
+    another = bool(here) and _another(request)  # the next player types their own name
     context = {
         "game": game,
-        "name": "" if _another(request) else name,
+        "name": "" if another and request.method != "POST" else name,
         "error": error,
         "rejoin_code": names.read_code(request.GET.get("rejoin", "")),
         "seats": game.seats.count(),
-        "another": bool(here) and _another(request),
+        "another": another,
         "here": here,
     }
     return render(request, "join.html", context, status=400 if error else 200)

@@ -81,6 +81,16 @@ def test_a_phone_takes_a_second_and_third_seat_in_the_lobby() -> None:
     assert "Ada" in unescape(client.cookies["splendor_name"].value)
 
 
+def test_the_next_player_s_form_never_offers_the_first_player_s_name() -> None:
+    table = open_lobby(("Zoe",))
+    client, _ = join_client(table.code, "Ada")
+    page = unescape(client.get(f"/join/{table.code}/?another=1").content.decode())
+    assert 'id="add-player-form"' in page and 'value="Ada"' not in page
+    _, refused = join_client(table.code, "   ", another=True, client=client)
+    assert refused.status_code == 400
+    assert 'value="Ada"' not in unescape(refused.content.decode())
+
+
 def test_another_player_uses_the_join_rules_for_names() -> None:
     table = open_lobby(("Ada",))
     ada = table.player(0)
