@@ -232,8 +232,12 @@ def _shown_name(request: HttpRequest) -> str:
 
 
 def _seated(request: HttpRequest, game: Game, name: str) -> HttpResponse:
-    """Send a seated phone to its hand, remembering its name for the next game."""
-    response = HttpResponseRedirect(reverse("play", args=[game.code]))
+    """Send a seated phone to its hand, remembering its name for the next game; or, when
+    its player asked for it on the join form, on to seat the next player on this phone."""
+    where = reverse("play", args=[game.code])
+    if forms.posted(request).get("then") == "another":
+        where = f"{reverse('join', args=[game.code])}?another=1"
+    response = HttpResponseRedirect(where)
     if name:
         # Cookies are Latin-1 on the wire: "Łukasz" or "Zoë 🦄" travel percent-encoded.
         response.set_cookie(

@@ -81,6 +81,26 @@ def test_a_phone_takes_a_second_and_third_seat_in_the_lobby() -> None:
     assert "Ada" in unescape(client.cookies["splendor_name"].value)
 
 
+def test_the_join_page_seats_a_phone_then_asks_for_its_next_player() -> None:
+    table = open_lobby(("Zoe",))
+    client = Client()
+    page = unescape(client.get(f"/join/{table.code}/").content.decode())
+    assert "Join, then add another player on this phone" in page
+    answer = client.post(f"/join/{table.code}/", {"name": "Ada", "then": "another"})
+    assert answer.status_code == 302
+    assert answer["Location"] == f"/join/{table.code}/?another=1"
+    page = unescape(client.get(answer["Location"]).content.decode())
+    assert 'id="add-player-form"' in page and "Already playing on this phone: Ada." in page
+    _, answer = join_client(table.code, "Ben", another=True, client=client)
+    key = client.session["player_key"]
+    seats = Seat.objects.filter(game_id=table.game_id, player_key=key).order_by("position")
+    assert [s.name for s in seats] == ["Ada", "Ben"]
+    # A refused name seats nobody and goes nowhere.
+    refused = Client().post(f"/join/{table.code}/", {"name": " ", "then": "another"})
+    assert refused.status_code == 400
+    assert Seat.objects.filter(game_id=table.game_id).count() == 3
+
+
 def test_the_next_player_s_form_never_offers_the_first_player_s_name() -> None:
     table = open_lobby(("Zoe",))
     client, _ = join_client(table.code, "Ada")
