@@ -35,7 +35,9 @@ MAX_ACTION_LENGTH = 64
 # Versions are move counts; a real game has a few hundred at most.
 MAX_VERSION = 10**9
 
-Kind = Literal["sync", "action", "ping", "hint", "bad"]
+Kind = Literal["sync", "action", "ping", "hint", "look", "bad"]
+# A seat holds at most three reserved cards: a look names one of them by its place.
+MAX_SLOT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,7 @@ class Inbound:
     action: str = ""
     version: int | None = None
     problem: str = ""  # translated, for kind "bad" only
+    slot: int = -1  # kind "look": the place of the held card among the seat's reserves
 
 
 def _bad() -> Inbound:
@@ -109,6 +112,11 @@ def read_message(text_data: str | None, bytes_data: bytes | None = None) -> Inbo
         return Inbound("sync")
     if message.get("hint") is True:  # "Suggest a move", at the version the phone shows
         return Inbound("hint", version=_version(message.get("version")))
+    if "look" in message:  # the TV holds a face-down card: {"look": slot, "version": v}
+        slot = _version(message.get("look"))
+        if slot is None or slot > MAX_SLOT:
+            return _bad()
+        return Inbound("look", version=_version(message.get("version")), slot=slot)
     action = _action(message.get("action"))
     version = _version(message.get("version"))
     if action is None or version is None:

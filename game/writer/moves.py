@@ -15,7 +15,9 @@ from django.utils.translation import gettext as _
 
 from game.bot_levels import make_level_bot
 from game.engine import ActionError, NotationError, parse_action
-from game.engine.rules import apply_action
+from game.engine.actions import buy
+from game.engine.projection import blind_reserve
+from game.engine.rules import apply_action, cheapest_payment
 from game.languages import COLOUR_LABELS
 from game.models import Game, Seat
 from game.storage import history, store
@@ -83,6 +85,42 @@ def play(game_id: int, player_key: str, text: Any, version: Any) -> None:
         if seat is None or seat.bot_plays:
             raise Refused(_("You do not have a seat in this game."))
         _apply(game, seat.position, text, version, seats)
+
+
+# The TV's Buy on a face-down card it holds: "blind:<place among its reserves>". The page
+# never knows the card, so the server finds it and pays the cheapest way (least gold).
+BLIND_BUY = "blind:"
+
+
+def play_on_tv(game_id: int, host_key: str, text: Any, version: Any) -> None:
+    """Apply the host screen's action for the seat to play, if that seat is played on the TV."""
+    with transaction.atomic():
+        locked = store.lock_game(game_id)
+        if locked is None:
+            raise Refused(_("This game does not exist."))
+        game, seats = locked
+        if not host_key or game.host_key != host_key:
+            raise Refused(_("This screen shows the table; play from your phone."))
+        current = game.state["current"] if game.state else -1
+        seat = next((s for s in seats if s.position == current), None)
+        if seat is None or not seat.on_tv or seat.bot_plays:
+            raise Refused(_("It is not the turn of a player at the TV."))
+        if isinstance(text, str) and text.startswith(BLIND_BUY):
+            text = _blind_buy(game, seat.position, text.removeprefix(BLIND_BUY))
+        _apply(game, seat.position, text, version, seats)
+
+
+def _blind_buy(game: Game, position: int, slot: str) -> str:
+    """The notation that buys the seat's blind reserve at `slot`, paid the cheapest way."""
+    state = load_state(game)
+    assert state is not None
+    card_id = blind_reserve(state, position, int(slot)) if slot.isdigit() else None
+    if card_id is None:
+        raise Refused(_("There is no card reserved from a deck there."))
+    payment = cheapest_payment(state.players[position], card_id)
+    if payment is None:
+        raise Refused(_("You cannot afford that card."))
+    return buy(card_id, payment).notation()
 
 
 def bot_to_play(game: Game) -> Seat | None:
