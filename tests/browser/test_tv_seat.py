@@ -107,6 +107,7 @@ def test_a_player_without_a_phone_plays_at_the_tv(recorder: Recorder, tv: Table,
     expect(tv.page.locator(TURN)).to_have_count(1)
     expect(tv.page.locator(f'{TURN} [data-look="0"]')).to_be_visible()
     assert axe_violations(tv.page, axe, "TV turn", ("serious", "critical")) == []
+    tv.shot("tv-seat-turn")
     take, before = longest_take(tv), tv.version()
     for letter in take:
         tv.page.locator(f"{TURN} [data-picker=take] [data-pick={letter}]").click()

@@ -11,11 +11,16 @@ import asyncio
 from html import unescape
 
 import pytest
+from django.test import Client
 
 from game.engine.vocabulary import PlayedOn, SeatRole
 from game.models import Game, Move, Seat
+from game.screens import tv_seat
+from game.screens.hint_answers import ShownHint
+from game.storage import readmodel
 from game.storage.readmodel import read
-from game.writer import games, lobby, moves, seating
+from game.writer import games, lobby, moves, notices, seating
+from tests.engine.builder import position
 from tests.web.helpers import (
     Screen,
     Screens,
@@ -269,3 +274,55 @@ async def test_a_hint_at_the_tv_never_names_a_blind_reserve(screens: Screens) ->
     await tv.send({"hint": True, "version": 0})
     answer = await tv.until(lambda view: "data-hint-action=" in view)
     assert "hint-answer-0" in answer
+
+
+# ---------------------------------------------------------------- the host screen's forms
+
+
+def test_the_lobby_form_adds_a_player_without_a_phone_for_the_host_only() -> None:
+    table = open_lobby(("Bob",))
+    url = f"/host/{table.code}/tv-player/"
+    stranger = Client()
+    stranger.cookies["sessionid"] = new_session("someone-else")
+    stranger.post(url, {"name": "Eve"})
+    host = Client()
+    host.cookies["sessionid"] = table.host_session
+    assert host.post(url, {"name": "  Ada "}).status_code == 302
+    assert host.post(url, {"name": ""}).status_code == 302  # refused in words
+    assert seats(table.game_id) == [(0, "Bob", "human", "phone"), (1, "Ada", "human", "tv")]
+
+
+def test_the_table_form_gives_a_tv_seat_back_to_the_tv() -> None:
+    table = tv_table()
+    seating.hand_to_bot(table.game_id, table.host_key, TV)
+    host = Client()
+    host.cookies["sessionid"] = table.host_session
+    host.post(f"/host/{table.code}/play-on-tv/", {"position": str(TV)})
+    assert Seat.objects.get(game_id=table.game_id, position=TV).role == SeatRole.HUMAN
+
+
+def test_a_hint_that_buys_a_blind_reserve_names_only_its_deck() -> None:
+    state = position(
+        players=2,
+        seats=[{"reserved": [41, 21], "blind": [True, False], "tokens": "wuggrrkky"}],
+        current=0,
+    )
+    hint = ShownHint(3, "Buy the level-2 white card: …", "buy:41:000221", "sheet-card-41")
+    shown = tv_seat.shown_in_the_open(hint, state, 0)
+    assert (shown.notation, shown.open) == ("blind:0", "")
+    assert "41" not in shown.sentence and "white" not in shown.sentence
+    face_up = ShownHint(3, "Buy it", "buy:21:111011", "sheet-card-21")
+    assert tv_seat.shown_in_the_open(face_up, state, 0) == face_up
+
+
+def test_the_open_view_crosses_processes_with_its_change() -> None:
+    table = tv_table()
+    room, holders, state, log = read(table.game_id)
+    [(_group, notice), *_phones] = notices.notices_for(room, holders, state, (), log)
+    assert isinstance(notice, notices.TableChanged) and notice.open is not None
+    sent = readmodel.to_wire(notices.encode(notice))
+    assert isinstance(sent["open"], str)
+    back = notices.decode(readmodel.from_wire(sent))
+    assert isinstance(back, notices.TableChanged) and back.open is not None
+    assert [a.notation() for a in back.open.legal] == [a.notation() for a in notice.open.legal]
+    assert back.open.me is not None and back.open.viewer == TV
