@@ -241,12 +241,13 @@ async def test_a_blind_reserve_at_the_tv_is_seen_only_while_held_on_the_host_scr
     await tv.send({"look": 0, "version": 2})
     answer = await tv.until(lambda view: f'data-card="{top}"' in region(view, "tv-look"))
     assert answer
-    for message, why in (
+    asked: tuple[tuple[dict[str, object], str], ...] = (
         ({"look": 1, "version": 2}, "no card"),  # it holds one card
         ({"look": 0, "version": 1}, "moved on"),
         ({"look": 5, "version": 2}, "could not be read"),
-    ):
-        assert why in await told(tv, message)
+    )
+    for sent, why in asked:
+        assert why in await told(tv, sent)
     assert "play from your phone" in await told(spectator, {"look": 0, "version": 2})
     assert "Only the TV" in await told(bob, {"look": 0, "version": 2})
     assert await db(fingerprint)(table.game_id) == before
