@@ -242,6 +242,12 @@ def _with_seat_extras(state: GameState, public: GameView, seat: int) -> GameView
     )
 
 
+# How a seat played in the open buys a card it reserved blind, whose id its view cannot
+# name: "blind:<its place among the seat's reserves>" (game.writer.moves.play_on_tv finds
+# the card and pays the cheapest way).
+BLIND_BUY = "blind:"
+
+
 def view_in_the_open(state: GameState, seat: int) -> GameView:
     """Return the view of a seat played in the open (on the TV, which everyone sees):
     its legal actions and what it can afford, with its blind reserves face down and left

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from game.engine.actions import BUY
 from game.engine.cards import card
-from game.engine.projection import blind_reserve, card_view
+from game.engine.projection import BLIND_BUY, blind_reserve, card_view
 from game.engine.state import GameState
 from game.screens import jinja
 from game.screens.hint_answers import NoHint, ShownHint
@@ -77,5 +77,5 @@ def shown_in_the_open(shown: ShownHint, state: GameState, position: int) -> Show
         if blind and shown.notation.startswith(f"{BUY}:{card_id}:"):
             text = _("Buy the card you reserved from the level-%(level)s deck.")
             sentence = text % {"level": card(card_id).level}
-            return replace(shown, sentence=sentence, notation=f"blind:{slot}", open="")
+            return replace(shown, sentence=sentence, notation=f"{BLIND_BUY}{slot}", open="")
     return shown

@@ -13,6 +13,8 @@ from html import unescape
 import pytest
 from django.test import Client
 
+from game.engine.actions import buy
+from game.engine.rules import cheapest_payment
 from game.engine.vocabulary import PlayedOn, SeatRole
 from game.models import Game, Move, Seat
 from game.screens import tv_seat
@@ -146,6 +148,34 @@ def test_the_tv_cannot_buy_a_blind_reserve_it_cannot_afford() -> None:
     assert message == "You cannot afford that card."
     assert "no card" in refused(moves.play_on_tv, table.game_id, table.host_key, "blind:2", 2)
     assert fingerprint(table.game_id) == before
+
+
+def test_the_tv_buys_its_blind_reserve_by_its_place_the_cheapest_way() -> None:
+    table = tv_table()
+    top = state_of(table.game_id).decks[0][-1]
+    moves.play_on_tv(table.game_id, table.host_key, "reserve:d1", 0)
+    moves.play(table.game_id, table.player(0).key, "take:wug", 1)
+    # Three of each gem from the bank: any level-1 card is then within reach.
+    saved = game(table.game_id)
+    assert saved.state is not None
+    saved.state["players"][TV]["tokens"][:5] = [3, 3, 3, 3, 3]
+    saved.state["bank"][:5] = [n - 3 for n in saved.state["bank"][:5]]
+    Game.objects.filter(pk=table.game_id).update(state=saved.state)
+    assert "moved on" in refused(moves.play_on_tv, table.game_id, table.host_key, "blind:0", 1)
+    cheapest = cheapest_payment(state_of(table.game_id).players[TV], top)
+    assert cheapest is not None
+    moves.play_on_tv(table.game_id, table.host_key, "blind:0", 2)
+    bought = Move.objects.get(game_id=table.game_id, index=2)
+    assert (bought.seat, bought.notation) == (TV, buy(top, cheapest).notation())
+    after = state_of(table.game_id).players[TV]
+    assert after.cards == [top] and after.reserved == []
+
+
+def test_the_tv_plays_only_a_game_being_played() -> None:
+    table = open_lobby(("Bob",))
+    lobby.add_tv_player(table.game_id, table.host_key, "Ada")
+    message = refused(moves.play_on_tv, table.game_id, table.host_key, "take:wug", 0)
+    assert message == "The game has not started yet."
 
 
 # ---------------------------------------------------------------- over websockets
