@@ -357,3 +357,35 @@ def test_the_open_view_crosses_processes_with_its_change() -> None:
     assert isinstance(back, notices.TableChanged) and back.open is not None
     assert [a.notation() for a in back.open.legal] == [a.notation() for a in notice.open.legal]
     assert back.open.me is not None and back.open.viewer == TV
+
+
+def test_the_host_page_paints_the_tv_seats_turn_for_the_host_only() -> None:
+    table = tv_table()
+    host = Client()
+    host.cookies["sessionid"] = table.host_session
+    page = host.get(f"/host/{table.code}/").content.decode()
+    assert 'id="tv-turn" class="tv-turn"' in page and 'data-picker="take"' in page
+    assert 'id="sheet"' in page
+    other = Client().get(f"/host/{table.code}/").content.decode()
+    assert 'id="tv-turn" hidden' in other and "data-picker" not in other
+
+
+async def test_the_tv_gives_back_gems_over_ten(screens: Screens) -> None:
+    table = await db(tv_table)()
+
+    def rich() -> None:  # Ada holds nine gems from the bank: a take goes over ten
+        saved = game(table.game_id)
+        assert saved.state is not None
+        saved.state["players"][TV]["tokens"][:5] = [2, 2, 2, 2, 1]
+        saved.state["bank"][:5] = [2, 2, 2, 2, 3]
+        Game.objects.filter(pk=table.game_id).update(state=saved.state)
+
+    await db(rich)()
+    tv, _spectator, _bob = await open_all(table, screens)
+    await tv.send({"action": "take:wug", "version": 0})
+    view = await tv.until_version(1)
+    assert 'data-picker="return"' in region(view, "tv-turn")
+    await tv.send({"action": "return:wu", "version": 1})
+    view = await tv.until_version(2)
+    assert 'id="tv-turn" hidden' in view
+    assert (await db(state_of)(table.game_id)).players[TV].token_count() == 10
