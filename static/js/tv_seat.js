@@ -1,5 +1,10 @@
-/* The host screen's seats played on the TV: "Hold to look" at a card reserved from a
-   deck, and the names last typed for players without a phone.
+/* The host screen's seats played on the TV: the table's own cards and decks open the
+   turn panel's action sheets, "Hold to look" at a card reserved from a deck, and the
+   names last typed for players without a phone.
+   The turn panel (#tv-turn) is the phone's hand, sheets included; while it is shown,
+   each card and deck on the board opens its sheet there (as the phone's market buttons
+   do, which the panel leaves out: the board is the market), with a mouse, a touch, or
+   Tab and Enter.
    A look asks the server for the card ({"look": slot, "version": v}); its answer fills
    #tv-look, which is emptied again on release (pointer up or cancelled, key up, focus
    lost, page hidden) and after any message that arrives while nothing is held, so the
@@ -65,6 +70,70 @@
   document.addEventListener("splendor:swapped", function () {
     if (!held || !document.body.contains(held)) release();
   });
+
+  // ---- the board's cards and decks open the turn panel's sheets
+  // An opener is named by what it shows, then by what is said of it (a hidden line): a
+  // card's own description moves there while it is a button, and comes back after.
+  function keep(el, name) {
+    if (el.hasAttribute(name)) el.setAttribute("data-was-" + name, el.getAttribute(name));
+    el.removeAttribute(name);
+  }
+  function giveBack(el, name) {
+    if (el.hasAttribute("data-was-" + name)) el.setAttribute(name, el.getAttribute("data-was-" + name));
+    el.removeAttribute("data-was-" + name);
+  }
+  function openable(el, sheetId, card, said) {
+    if (!el.hasAttribute("data-tv-open")) {
+      [el, card].forEach(function (part) { if (part) { keep(part, "role"); keep(part, "aria-label"); } });
+      var line = document.createElement("span");
+      line.className = "visually-hidden tv-said";
+      line.textContent = " " + said;
+      el.appendChild(line);
+    }
+    el.setAttribute("data-tv-open", sheetId);
+    el.setAttribute("role", "button");
+    el.tabIndex = 0;
+  }
+  function plain(el) {
+    el.querySelectorAll(".tv-said").forEach(function (line) { line.remove(); });
+    [el, el.querySelector(".card")].forEach(function (part) {
+      if (part) { giveBack(part, "role"); giveBack(part, "aria-label"); }
+    });
+    ["data-tv-open", "tabindex"].forEach(function (name) { el.removeAttribute(name); });
+    el.classList.remove("affordable");
+  }
+  function boardOpens() {
+    document.querySelectorAll(".board [data-tv-open]").forEach(plain);
+    if (!document.querySelector("#tv-turn #hand")) return;
+    document.querySelectorAll('.board [id^="table-slot-"]').forEach(function (slot) {
+      var card = slot.matches(".card[data-card]") ? slot : slot.querySelector(".card[data-card]");
+      var sheetId = card && "sheet-card-" + card.getAttribute("data-card");
+      if (!sheetId || !document.getElementById(sheetId)) return;
+      openable(slot, sheetId, card === slot ? null : card, card.getAttribute("aria-label") || "");
+      var own = document.querySelector('#tv-turn button[data-open="' + sheetId + '"]');
+      slot.classList.toggle("affordable", !!own && own.classList.contains("affordable"));
+    });
+    document.querySelectorAll('.board [id^="table-deck-"]').forEach(function (deck) {
+      var level = deck.id.split("-").pop();
+      var own = document.getElementById("deck-" + level);
+      if (!own || !own.hasAttribute("data-open")) return;
+      var name = own.querySelector(".visually-hidden");  // "Level I deck:"
+      openable(deck, own.getAttribute("data-open"), null, name ? name.textContent : "");
+    });
+  }
+  document.addEventListener("click", function (e) {
+    var opener = e.target.closest && e.target.closest(".board [data-tv-open]");
+    if (opener) S.sheets.open(opener.getAttribute("data-tv-open"));
+  });
+  document.addEventListener("keydown", function (e) {
+    var opener = e.target.closest && e.target.closest(".board [data-tv-open]");
+    if (opener && (e.key === "Enter" || e.key === " ")) {
+      e.preventDefault();
+      S.sheets.open(opener.getAttribute("data-tv-open"));
+    }
+  });
+  document.addEventListener("splendor:swapped", boardOpens);
+  document.addEventListener("DOMContentLoaded", boardOpens);
 
   // ---- names typed for players without a phone, remembered on this screen
   function names() {

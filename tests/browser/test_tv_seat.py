@@ -66,13 +66,20 @@ def test_a_player_without_a_phone_plays_at_the_tv(recorder: Recorder, tv: Table,
     panel.locator("[data-picker=take] [data-confirm]").click()
     tv.wait_version(before)
     expect(tv.page.locator(TURN)).to_have_count(0)  # Bob's turn: the plain table
+    expect(tv.page.locator(".board [data-tv-open]")).to_have_count(0)
 
-    # ---- 2. With the keyboard: open the level-1 deck, Escape, open it again, reserve.
+    # ---- 2. The board is the market: a card on it opens its sheet (mouse, Cancel);
+    # then with the keyboard: the level-1 deck, Escape, again, reserve.
     until_the_tv_plays(tv, bob)
-    deck = tv.page.locator(f"{TURN} #deck-1")
+    sheet = tv.page.locator("#sheet")
+    tv.page.locator('.board [id^="table-slot-2-"][data-tv-open]').first.click()
+    expect(sheet).to_be_visible()
+    expect(sheet.locator(".card[data-card]")).to_have_count(1)
+    sheet.locator("[data-close]").click()
+    expect(sheet).to_be_hidden()
+    deck = tv.page.locator(".board #table-deck-1")
     deck.focus()
     tv.page.keyboard.press("Enter")
-    sheet = tv.page.locator("#sheet")
     expect(sheet).to_be_visible()
     tv.page.keyboard.press("Escape")
     expect(sheet).to_be_hidden()
