@@ -121,17 +121,33 @@
       openable(deck, own.getAttribute("data-open"), null, name ? name.textContent : "");
     });
   }
+  // The sheet closed (a choice, Cancel, Escape): focus goes back to what opened it.
+  var opened = null;
+  function openFrom(opener) {
+    opened = opener;
+    S.sheets.open(opener.getAttribute("data-tv-open"));
+  }
+  function watchSheet() {
+    var sheet = document.getElementById("sheet");
+    if (!sheet || !window.MutationObserver) return;
+    new MutationObserver(function () {
+      if (!sheet.hidden || !opened) return;
+      if (document.body.contains(opened) && opened.hasAttribute("data-tv-open")) opened.focus();
+      opened = null;
+    }).observe(sheet, { attributes: true, attributeFilter: ["hidden"] });
+  }
   document.addEventListener("click", function (e) {
     var opener = e.target.closest && e.target.closest(".board [data-tv-open]");
-    if (opener) S.sheets.open(opener.getAttribute("data-tv-open"));
+    if (opener) openFrom(opener);
   });
   document.addEventListener("keydown", function (e) {
     var opener = e.target.closest && e.target.closest(".board [data-tv-open]");
     if (opener && (e.key === "Enter" || e.key === " ")) {
       e.preventDefault();
-      S.sheets.open(opener.getAttribute("data-tv-open"));
+      openFrom(opener);
     }
   });
+  document.addEventListener("DOMContentLoaded", watchSheet);
   document.addEventListener("splendor:swapped", boardOpens);
   document.addEventListener("DOMContentLoaded", boardOpens);
 

@@ -83,7 +83,10 @@ def test_a_player_without_a_phone_plays_at_the_tv(recorder: Recorder, tv: Table,
     expect(sheet).to_be_visible()
     tv.page.keyboard.press("Escape")
     expect(sheet).to_be_hidden()
-    deck.focus()
+    expect(deck).to_be_focused()  # back where the keyboard was
+    tv.page.keyboard.press("Tab")  # the board's cards follow their deck
+    expect(tv.page.locator(".board #table-slot-1-0")).to_be_focused()
+    tv.page.keyboard.press("Shift+Tab")
     tv.page.keyboard.press("Enter")
     expect(sheet.locator('[data-action="reserve:d1"]')).to_be_focused()
     before = tv.version()
