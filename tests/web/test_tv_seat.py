@@ -389,3 +389,35 @@ async def test_the_tv_gives_back_gems_over_ten(screens: Screens) -> None:
     view = await tv.until_version(2)
     assert 'id="tv-turn" hidden' in view
     assert (await db(state_of)(table.game_id)).players[TV].token_count() == 10
+
+
+async def test_two_players_at_the_tv_take_their_turns_there(screens: Screens) -> None:
+    def two_at_the_tv() -> Table:
+        table = open_lobby(())
+        for name in ("Ada", "Cy"):
+            lobby.add_tv_player(table.game_id, table.host_key, name)
+        return start(table, 0)
+
+    table = await db(two_at_the_tv)()
+    tv = await screens.tv(table)
+    await tv.until(lambda view: "Ada’s turn, played here on the TV" in unescape(view))
+    await tv.send({"action": "take:wug", "version": 0})
+    await tv.until(lambda view: "Cy’s turn, played here on the TV" in unescape(view))
+    await tv.send({"action": "take:urk", "version": 1})
+    await tv.until_version(2)
+    saved = await db(game)(table.game_id)
+    assert await db(lambda: list(saved.moves.values_list("seat", flat=True)))() == [0, 1]
+
+
+async def test_a_bot_plays_a_tv_seat_only_when_the_host_asks(screens: Screens) -> None:
+    table = await db(tv_table)()
+    tv = await screens.tv(table)
+    await tv.until(lambda view: 'id="tv-turn" class="tv-turn"' in view)
+    await db(seating.hand_to_bot)(table.game_id, table.host_key, TV)
+    view = await tv.until_version(1)  # the stand-in played Ada's turn
+    assert "a bot plays for Ada" in unescape(view) and "Play on the TV again" in view
+    assert 'id="tv-turn" hidden' in view
+    await db(seating.play_on_tv_again)(table.game_id, table.host_key, TV)
+    await db(moves.play)(table.game_id, table.player(0).key, "take:wug", 1)
+    view = await tv.until_version(2)
+    assert 'id="tv-turn" class="tv-turn"' in view  # Ada plays at the TV again
