@@ -421,3 +421,17 @@ async def test_a_bot_plays_a_tv_seat_only_when_the_host_asks(screens: Screens) -
     await db(moves.play)(table.game_id, table.player(0).key, "take:wug", 1)
     view = await tv.until_version(2)
     assert 'id="tv-turn" class="tv-turn"' in view  # Ada plays at the TV again
+
+
+async def test_a_look_at_a_card_reserved_face_up_is_refused(screens: Screens) -> None:
+    table = await db(tv_table)()
+    market_card = (await db(state_of)(table.game_id)).market[0][0]
+    tv, _spectator, bob = await open_all(table, screens)
+    await tv.send({"action": f"reserve:{market_card}", "version": 0})
+    await tv.until_version(1)
+    await bob.send({"action": "take:wug", "version": 1})
+    await tv.until_version(2)
+    before = await db(fingerprint)(table.game_id)
+    assert "no card reserved from a deck" in await told(tv, {"look": 0, "version": 2})
+    assert not [m for m in tv.log if is_look(m)]
+    assert await db(fingerprint)(table.game_id) == before
