@@ -11,6 +11,7 @@ import contextlib
 import io
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,8 +96,20 @@ def font_setup(name: str, workdir: Path) -> Fonts | str:
     return Fonts(name, family, {**os.environ, "FONTCONFIG_FILE": str(conf)})
 
 
-def drawn_fonts(page: Page, selector: str) -> list[str]:
-    """The font families Chromium drew the text of the first `selector` with (DevTools)."""
+def drawn_fonts(page: Page, selector: str, timeout: float = 10.0) -> list[str]:
+    """The font families Chromium drew the text of the first `selector` with (DevTools).
+
+    Asked again until it names one: a region the socket swaps in just then is a node
+    DevTools has not laid out yet, for which it names none (seen on a busy machine)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        fonts = _platform_fonts(page, selector)
+        if fonts or time.monotonic() > deadline:
+            return fonts
+        page.wait_for_timeout(100)
+
+
+def _platform_fonts(page: Page, selector: str) -> list[str]:
     cdp = page.context.new_cdp_session(page)
     try:
         cdp.send("DOM.enable")

@@ -9,7 +9,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from html import unescape
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -177,52 +177,46 @@ class Element:
         return self.attrs.get("id", "")
 
 
-class _Spans(HTMLParser):
-    """Find every element of an HTML text with its span (outerHTML and innerHTML)."""
+# A tag, its attributes quoted or not (a quoted value may hold ">"), and one attribute.
+_ANY_TAG = re.compile(r"""<(/?)([a-zA-Z][\w:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>""")
+_ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.text = text
-        self.lines = [0]
-        for line in text.splitlines(keepends=True):
-            self.lines.append(self.lines[-1] + len(line))
-        self.open: list[Element] = []
-        self.found: list[Element] = []
-        self.feed(text)
-        self.close()
 
-    def _offset(self) -> int:
-        line, column = self.getpos()
-        return self.lines[line - 1] + column
+def _attrs(text: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for m in _ATTR.finditer(text):
+        name, value = m.group(1).lower(), next((g for g in m.groups()[1:] if g is not None), "")
+        found.setdefault(name, unescape(value))
+    return found
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        start = self._offset()
-        inner = self.text.index(">", start) + 1
-        element = Element(tag, {k: v or "" for k, v in attrs}, start, inner, depth=len(self.open))
-        self.found.append(element)
-        if tag in _VOID:
-            element.end = element.inner_end = inner
+
+def _spans(text: str) -> list[Element]:
+    """Find every element of an HTML text with its span (outerHTML and innerHTML): a scan
+    of its tags, a twentieth of html.parser's time (test_frames parses a million tags)."""
+    hidden = _COMMENT.sub(lambda m: " " * len(m.group()), text)
+    opened: list[Element] = []
+    found: list[Element] = []
+    for m in _ANY_TAG.finditer(hidden):
+        closing, tag, rest = m.group(1), m.group(2).lower(), m.group(3)
+        if closing:
+            while opened:
+                element = opened.pop()
+                element.inner_end, element.end = m.start(), m.end()
+                if element.tag == tag:
+                    break
+            continue
+        element = Element(tag, _attrs(rest), m.start(), m.end(), depth=len(opened))
+        found.append(element)
+        if tag in _VOID or rest.rstrip().endswith("/"):
+            element.end = element.inner_end = m.end()
         else:
-            self.open.append(element)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in _VOID:
-            element = self.open.pop()
-            element.end = element.inner_end = element.inner_start
-
-    def handle_endtag(self, tag: str) -> None:
-        at = self._offset()
-        while self.open:
-            element = self.open.pop()
-            element.inner_end = at
-            element.end = self.text.index(">", at) + 1
-            if element.tag == tag:
-                return
+            opened.append(element)
+    return found
 
 
 def elements(html: str) -> list[Element]:
-    return _Spans(html).found
+    return _spans(html)
 
 
 def oob_ids(html: str) -> list[str]:

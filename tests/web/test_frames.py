@@ -74,7 +74,7 @@ def _screens(game_id: int) -> dict[str, regions.Screen]:
     return found
 
 
-@pytest.mark.slow  # a whole game, every screen rendered twice a change: about 15 s
+@pytest.mark.slow  # a whole game, every screen rendered twice a change: about 10 s
 def test_every_screen_built_from_frames_shows_what_a_fresh_render_shows() -> None:
     table = start(open_lobby(("Ada", "Bob", "Cy", "Di"), seed=7), first_player=0)
     pages = {name: Page() for name in ("tv", "seat 0", "seat 1", "seat 2", "seat 3")}
