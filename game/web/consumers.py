@@ -277,12 +277,16 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         elif message.kind == "look":
             await self.send_flash(_("Only the TV shows the cards of a player at the TV."))
         elif message.kind == "hint":
-            # One at a time for the phone, whatever its sockets; each keeps serving meanwhile.
-            if not screen.thinking and limits.start_hint(screen.share):
-                screen.thinking = True
-                self.hint_task = asyncio.ensure_future(self.hint(screen, message.version))
+            self.ask_hint(screen, message.version)
         else:
             await self.play(screen, message.action, message.version)
+
+    def ask_hint(self, screen: Screen, version: int | None) -> None:
+        """Start "Suggest a move" for this screen (see `hint`)."""
+        # One at a time for the phone, whatever its sockets; each keeps serving meanwhile.
+        if not screen.thinking and limits.start_hint(screen.share):
+            screen.thinking = True
+            self.hint_task = asyncio.ensure_future(self.hint(screen, version))
 
     async def at_the_table(self, screen: Screen, message: inbound.Inbound) -> None:
         """A table screen's message: only the host screen plays, for a seat played on the TV
@@ -292,9 +296,7 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         elif message.kind == "look":
             await self.look(screen, message.slot, message.version)
         elif message.kind == "hint":
-            if not screen.thinking and limits.start_hint(screen.share):
-                screen.thinking = True
-                self.hint_task = asyncio.ensure_future(self.hint(screen, message.version))
+            self.ask_hint(screen, message.version)
         else:
             await self.play(screen, message.action, message.version)
 
