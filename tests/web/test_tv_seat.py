@@ -14,6 +14,7 @@ import pytest
 from django.test import Client
 
 from game.engine.actions import buy
+from game.engine.cards import noble
 from game.engine.rules import cheapest_payment
 from game.engine.vocabulary import PlayedOn, SeatRole
 from game.models import Game, Move, Seat
@@ -435,3 +436,24 @@ async def test_a_look_at_a_card_reserved_face_up_is_refused(screens: Screens) ->
     assert "no card reserved from a deck" in await told(tv, {"look": 0, "version": 2})
     assert not [m for m in tv.log if is_look(m)]
     assert await db(fingerprint)(table.game_id) == before
+
+
+async def test_the_tv_chooses_between_two_nobles(screens: Screens) -> None:
+    table = await db(tv_table)()
+
+    def two_nobles_near() -> list[int]:  # Ada's bonuses meet two nobles at her turn's end
+        saved = game(table.game_id)
+        assert saved.state is not None
+        wanted = [noble(n).requires for n in saved.state["nobles"][:2]]
+        saved.state["players"][TV]["bonuses"] = [max(a, b) for a, b in zip(*wanted, strict=True)]
+        Game.objects.filter(pk=table.game_id).update(state=saved.state)
+        return list(saved.state["nobles"][:2])
+
+    choices = await db(two_nobles_near)()
+    tv, _spectator, _bob = await open_all(table, screens)
+    await tv.send({"action": "take:wug", "version": 0})
+    panel = region(await tv.until_version(1), "tv-turn")
+    assert all(f'data-action="noble:{n}"' in panel for n in choices)
+    await tv.send({"action": f"noble:{choices[1]}", "version": 1})
+    assert 'id="tv-turn" hidden' in await tv.until_version(2)
+    assert (await db(state_of)(table.game_id)).players[TV].nobles == [choices[1]]
