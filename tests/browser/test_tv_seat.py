@@ -52,6 +52,7 @@ def test_a_player_without_a_phone_plays_at_the_tv(recorder: Recorder, tv: Table,
     bob = recorder.phone("Bob")
     bob.join(url, "Bob")
     expect(tv.page.locator(".lobby-seat")).to_have_count(2)
+    tv.shot("tv-seat-lobby")
     tv.start()
     expect(bob.page.locator("#hand.phase-main")).to_have_count(1)
 
@@ -109,6 +110,11 @@ def test_a_player_without_a_phone_plays_at_the_tv(recorder: Recorder, tv: Table,
     tv.page.keyboard.down(" ")
     expect(look).to_have_count(1)
     tv.page.keyboard.up(" ")
+    expect(look).to_have_count(0)
+    touch = {"pointerType": "touch", "pointerId": 7, "isPrimary": True, "bubbles": True}
+    face_down.dispatch_event("pointerdown", touch)
+    expect(look).to_have_count(1)
+    face_down.dispatch_event("pointercancel", touch)  # the finger slid away
     expect(look).to_have_count(0)
 
     # ---- 4. A reload mid-turn shows the turn again; axe finds nothing serious.
