@@ -14,9 +14,10 @@ from django.utils.translation import gettext as _
 
 from game.engine.actions import BUY
 from game.engine.cards import card
+from game.engine.hints import Hint
 from game.engine.projection import BLIND_BUY, blind_reserve, card_view
 from game.engine.state import GameState
-from game.screens import jinja
+from game.screens import hint_answers, jinja
 from game.screens.hint_answers import NoHint, ShownHint
 from game.storage.readmodel import Room, SeatInfo, read
 
@@ -69,13 +70,23 @@ def read_for_tv_hint(game_id: int, version: int | None) -> tuple[GameState, int,
     return state, seat.position, room.version
 
 
-def shown_in_the_open(shown: ShownHint, state: GameState, position: int) -> ShownHint:
-    """A hint as the TV may show it: one that buys a blind reserve names only its deck and
-    offers that card's own Buy (its face stays hidden)."""
+def shown_in_the_open(hint: Hint, version: int, state: GameState, position: int) -> ShownHint:
+    """A hint as the TV may show it: nothing in it names a card the seat reserved blind.
+    One that buys such a card names only its deck and offers that card's own Buy; one
+    whose reason is such a card ("next turn you can buy ...") gives the general reason."""
     player = state.players[position]
-    for slot, (card_id, blind) in enumerate(zip(player.reserved, player.blind, strict=True)):
-        if blind and shown.notation.startswith(f"{BUY}:{card_id}:"):
-            text = _("Buy the card you reserved from the level-%(level)s deck.")
-            sentence = text % {"level": card(card_id).level}
-            return replace(shown, sentence=sentence, notation=f"{BLIND_BUY}{slot}", open="")
-    return shown
+    hidden = {
+        card_id: slot
+        for slot, (card_id, blind) in enumerate(zip(player.reserved, player.blind, strict=True))
+        if blind
+    }
+    reason = hint.reason
+    if reason.next_card in hidden:
+        reason = replace(reason, next_card=0)
+    shown = hint_answers.shown(replace(hint, reason=reason), version)
+    bought = hint.action.card if hint.action.kind == BUY else 0
+    if bought not in hidden:
+        return shown
+    text = _("Buy the card you reserved from the level-%(level)s deck.")
+    sentence = text % {"level": card(bought).level}
+    return replace(shown, sentence=sentence, notation=f"{BLIND_BUY}{hidden[bought]}", open="")

@@ -347,9 +347,10 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
                 )
                 if screen.room is not None and screen.room.version != seen:
                     return  # the game moved on meanwhile: this hint is no longer current
-                shown = hint_answers.shown(hint, seen)
                 if screen.seat_id is None:  # the TV: a blind reserve's face stays hidden
-                    shown = tv_seat.shown_in_the_open(shown, state, position)
+                    shown = tv_seat.shown_in_the_open(hint, seen, state, position)
+                else:
+                    shown = hint_answers.shown(hint, seen)
                 await self.send_quietly(hint_answers.answer_html(shown))
         except Exception:  # a task of its own: nobody else would hear of a failure
             log.exception("Hint for %s failed", self.channel_name)

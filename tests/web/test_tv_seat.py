@@ -13,13 +13,13 @@ from html import unescape
 import pytest
 from django.test import Client
 
-from game.engine.actions import buy
+from game.engine.actions import buy, parse_action
 from game.engine.cards import noble
+from game.engine.hints import BUY_CARD, TAKE_GEMS, Hint, Reason
 from game.engine.rules import cheapest_payment
 from game.engine.vocabulary import PlayedOn, SeatRole
 from game.models import Game, Move, Seat
-from game.screens import tv_seat
-from game.screens.hint_answers import ShownHint
+from game.screens import hint_answers, tv_seat
 from game.storage import readmodel
 from game.storage.readmodel import read
 from game.writer import games, lobby, moves, notices, seating
@@ -333,18 +333,21 @@ def test_the_table_form_gives_a_tv_seat_back_to_the_tv() -> None:
     assert Seat.objects.get(game_id=table.game_id, position=TV).role == SeatRole.HUMAN
 
 
-def test_a_hint_that_buys_a_blind_reserve_names_only_its_deck() -> None:
+def test_a_hint_at_the_tv_never_names_a_blind_reserve_in_words() -> None:
     state = position(
         players=2,
         seats=[{"reserved": [41, 21], "blind": [True, False], "tokens": "wuggrrkky"}],
         current=0,
     )
-    hint = ShownHint(3, "Buy the level-2 white card: …", "buy:41:000221", "sheet-card-41")
-    shown = tv_seat.shown_in_the_open(hint, state, 0)
-    assert (shown.notation, shown.open) == ("blind:0", "")
-    assert "41" not in shown.sentence and "white" not in shown.sentence
-    face_up = ShownHint(3, "Buy it", "buy:21:111011", "sheet-card-21")
-    assert tv_seat.shown_in_the_open(face_up, state, 0) == face_up
+    buying = Hint(buy(41, (0, 0, 3, 2, 2, 0)), Reason(BUY_CARD, 41, 2, "white", 1))
+    shown = tv_seat.shown_in_the_open(buying, 3, state, 0)
+    assert (shown.notation, shown.open, shown.version) == ("blind:0", "", 3)
+    assert "41" not in shown.notation and "white" not in shown.sentence
+    taking = Hint(parse_action("take:rk"), Reason(TAKE_GEMS, gems=("red", "black"), next_card=41))
+    assert "level-2" in hint_answers.shown(taking, 3).sentence  # as its phone would say
+    assert "level-2" not in tv_seat.shown_in_the_open(taking, 3, state, 0).sentence
+    face_up = Hint(buy(21, (1, 1, 0, 1, 1, 0)), Reason(BUY_CARD, 21, 1, "blue", 0))
+    assert tv_seat.shown_in_the_open(face_up, 3, state, 0) == hint_answers.shown(face_up, 3)
 
 
 def test_the_open_view_crosses_processes_with_its_change() -> None:
