@@ -43,7 +43,7 @@
 
   document.addEventListener("pointerdown", function (e) {
     var b = lookButton(e.target);
-    if (!b) return;
+    if (!b || e.button > 0) return;  // a finger, a pen or the main mouse button
     e.preventDefault();  // no text selection or long-press menu while held
     if (b.setPointerCapture) { try { b.setPointerCapture(e.pointerId); } catch (err) { /* gone */ } }
     b.focus();
