@@ -14,7 +14,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from game.bot_levels import default_hard_bot_seconds
-from game.engine.vocabulary import BOT_ROLES, GEM_COLOURS, SeatRole
+from game.engine.vocabulary import BOT_ROLES, GEM_COLOURS, PlayedOn, SeatRole
 from game.languages import ROLE_LABELS
 
 # Uppercase letters that cannot be misread on a TV or typed wrong on a phone (no I, O).
@@ -176,6 +176,13 @@ class Seat(models.Model):
     # A bot's level (a vocabulary.BotLevel); blank for the other roles (a stand-in
     # plays at bot_levels.DEFAULT_LEVEL).
     bot_level = models.CharField(max_length=32, blank=True)
+    # Where a human seat plays: its phone, or the host screen (a player without a phone,
+    # added there in the lobby: never away, no rejoin code, a stand-in only on request).
+    played_on = models.CharField(
+        max_length=8,
+        choices=[(p.value, p.value) for p in PlayedOn],
+        default=PlayedOn.PHONE.value,
+    )
     # A bot's number among the game's bots: its name is rendered per language from
     # its level and number (game.bot_levels.seat_name); 0 for humans and older bots.
     bot_number = models.PositiveSmallIntegerField(default=0)
@@ -199,6 +206,11 @@ class Seat(models.Model):
     def bot_plays(self) -> bool:
         """A bot chooses this seat's moves: one the host added, or a stand-in."""
         return self.role in BOT_ROLES
+
+    @property
+    def on_tv(self) -> bool:
+        """A player without a phone: the host screen plays this seat."""
+        return self.played_on == PlayedOn.TV
 
 
 class Move(models.Model):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from game.engine.actions import Action
+from game.engine.actions import BUY, Action
 from game.engine.cards import card, noble
 from game.engine.colours import GEMS, NAMES
 from game.engine.rules import affordable, legal_actions, outcome, payments_when_affordable
@@ -240,3 +240,54 @@ def _with_seat_extras(state: GameState, public: GameView, seat: int) -> GameView
         affordable=can_buy,
         payments=ways,
     )
+
+
+# How a seat played in the open buys a card it reserved blind, whose id its view cannot
+# name: "blind:<its place among the seat's reserves>" (game.writer.moves.play_on_tv finds
+# the card and pays the cheapest way).
+BLIND_BUY = "blind:"
+
+
+def view_in_the_open(state: GameState, seat: int) -> GameView:
+    """Return the view of a seat played in the open (on the TV, which everyone sees):
+    its legal actions and what it can afford, with its blind reserves face down and left
+    out of both, so that nothing in it names a card only that seat may see."""
+    _check_viewer(state, seat)
+    if isinstance(seat, bool) or not isinstance(seat, int):
+        raise ValueError(f"Unknown seat {seat!r}.")
+    public = _public_view(state)
+    player = state.players[seat]
+    hidden = {c for c, blind in zip(player.reserved, player.blind, strict=True) if blind}
+    offered = [c for row in state.market for c in row if c != EMPTY]
+    offered += [c for c in player.reserved if c not in hidden]
+    can_buy = frozenset(affordable(player, offered))
+    ways = tuple(
+        (c, tuple(p)) for c in sorted(can_buy) if (p := payments_when_affordable(player, c))
+    )
+    on_turn = seat == state.current and not state.is_over
+    legal = tuple(
+        a for a in (legal_actions(state) if on_turn else ()) if not _names_hidden(a, hidden)
+    )
+    return replace(
+        public,
+        viewer=seat,
+        me=public.players[seat],
+        legal=legal,
+        affordable=can_buy,
+        payments=ways,
+    )
+
+
+def _names_hidden(action: Action, hidden: set[int]) -> bool:
+    return action.kind == BUY and action.card in hidden
+
+
+def blind_reserve(state: GameState, seat: int, slot: int) -> int | None:
+    """The card a seat reserved blind at this place of its reserves; None if there is
+    none there, or it was reserved face up (a look shows only a blind reserve)."""
+    if not 0 <= seat < state.num_players:
+        return None
+    player = state.players[seat]
+    if not 0 <= slot < len(player.reserved) or not player.blind[slot]:
+        return None
+    return player.reserved[slot]

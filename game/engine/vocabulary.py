@@ -102,5 +102,12 @@ class SeatRole(StrEnum):
     STAND_IN = "stand_in"  # a bot playing for a player who is away; their phone takes it back
 
 
+class PlayedOn(StrEnum):
+    """Where a human seat's turns are played."""
+
+    PHONE = "phone"  # its own phone (or a stand-in while that phone is away)
+    TV = "tv"  # the host screen: a player without a phone, playing in the open
+
+
 # The roles whose moves a bot chooses.
 BOT_ROLES: tuple[SeatRole, ...] = (SeatRole.BOT, SeatRole.STAND_IN)

@@ -20,7 +20,7 @@ from game.screens.phone import status as phone_status
 from game.screens.regions import fill_qr_codes
 from game.screens.table import table_screen, whole_screen
 from game.storage import presence
-from game.storage.readmodel import Room, read
+from game.storage.readmodel import Room, played_on_tv, read
 
 __all__ = ["join_url", "qr_svg"]
 
@@ -47,7 +47,11 @@ def read_game(game_id: int) -> GameRead:
 def render_table(snap: GameRead, *, is_host: bool, url: str, csrf: str = "") -> str:
     """Return the TV's whole #screen element."""
     view = view_for(snap.state, TABLE) if snap.state is not None else None
-    screen = table_screen(snap.room, view, log=snap.log, is_host=is_host, url=url, csrf=csrf)
+    # A seat the TV plays, on its turn: only the host screen shows its controls.
+    open_view = played_on_tv(snap.room, snap.state) if is_host else None
+    screen = table_screen(
+        snap.room, view, log=snap.log, is_host=is_host, url=url, csrf=csrf, open_view=open_view
+    )
     return fill_qr_codes(whole_screen(snap.room, screen.regions, oob=False), screen)
 
 

@@ -487,15 +487,21 @@ def _full_phone(found: dict[str, str], sheets: dict[str, str], shell: dict[str, 
     return regions.oob(found["status"], "status") + _hand(found, sheets, shell, oob=True)
 
 
-def whole_hand(screen: regions.Screen, *, oob: bool) -> str:
-    """The whole #hand element around its regions and action sheets."""
-    return _hand(screen.regions, screen.sheets, screen.shell, oob=oob)
+def whole_hand(screen: regions.Screen, *, oob: bool, tag: str = "main") -> str:
+    """The whole #hand element around its regions and action sheets (a <div> inside the
+    TV's page, whose <main> is the table)."""
+    return _hand(screen.regions, screen.sheets, screen.shell, oob=oob, tag=tag)
 
 
 def _hand(
-    found: dict[str, str], sheets: dict[str, str], shell: dict[str, Any], *, oob: bool
+    found: dict[str, str],
+    sheets: dict[str, str],
+    shell: dict[str, Any],
+    *,
+    oob: bool,
+    tag: str = "main",
 ) -> str:
     inside = [v for k, v in found.items() if k != "status"]
     inside.append('<div id="sheets">' + "".join(sheets.values()) + "</div>")
-    context = {**shell, "oob": oob, "body": mark_safe("\n".join(inside))}
+    context = {**shell, "oob": oob, "tag": tag, "body": mark_safe("\n".join(inside))}
     return jinja.render("phone/hand.html", context)

@@ -21,6 +21,7 @@ from game.engine.state import OVER
 from game.languages import in_language
 from game.screens import facts, jinja, regions
 from game.screens.join_qr import REJOIN_MASK, qr_svg, rejoin_url
+from game.screens.phone import phone_screen, whole_hand
 from game.screens.pictures import ROMAN
 from game.screens.pictures import card as card_html
 from game.screens.regions import STATIC
@@ -250,15 +251,32 @@ def table_screen(
     is_host: bool,
     url: str,
     csrf: str = "",
+    open_view: GameView | None = None,
 ) -> regions.Screen:
     """The TV's regions for this room and projection.
 
     `log` is the game's recent turns (game.storage.history.encode_recent; None shows no
     log, as a replay). `csrf` is the host screen's token for its forms. QR codes come as empty
-    elements; `Screen.qr` fills them in only for a browser that lacks them.
+    elements; `Screen.qr` fills them in only for a browser that lacks them. `open_view`
+    is the view in the open of a seat the TV plays, on its turn: the host screen then shows
+    that seat's turn panel (tv_turn).
     """
     with in_language():
-        return _table_screen(room, view, log=log, is_host=is_host, url=url, csrf=csrf)
+        found = _table_screen(room, view, log=log, is_host=is_host, url=url, csrf=csrf)
+        if view is not None:
+            panel = tv_turn(room, open_view, log or "") if is_host and open_view else ""
+            found.regions["tv-turn"] = panel or regions.absent("tv-turn")
+        return found
+
+
+def tv_turn(room: Room, view: GameView, log: str) -> str:
+    """The turn of a seat the TV plays, as its phone would show it (the phone's regions
+    and sheets, from its view in the open: its blind reserves face down)."""
+    seat = room.seats[view.viewer] if isinstance(view.viewer, int) else None
+    if seat is None or not seat.tv_plays:
+        return ""
+    hand = whole_hand(phone_screen(room, view, seat.position, log), oob=False, tag="div")
+    return jinja.render("host/tv_turn.html", {"name": seat.name, "hand": hand})
 
 
 def _table_screen(

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 
+from game.engine.projection import BLIND_BUY
 from game.engine.vocabulary import COLOUR_LETTERS, ActionKind, BotLevel, Colour, Phase, SeatRole
 from game.models import Game
 from game.screens.wire import CLOSES, HEARTBEAT, PONG
@@ -66,4 +67,6 @@ TEMPLATE_WORDS: dict[str, Any] = {
     "LEVEL": LEVEL,
     "TAKE_FORM": TAKE_FORM,
     "STATUS": STATUS,
+    # A seat played on the TV buys its face-down card by place (game.engine.projection).
+    "BLIND_BUY": BLIND_BUY,
 }

@@ -31,9 +31,10 @@ from game.engine.projection import (
     card_view,
     colour_counts,
     noble_view,
+    view_in_the_open,
 )
 from game.engine.state import Outcome
-from game.engine.vocabulary import BOT_ROLES, SeatRole
+from game.engine.vocabulary import BOT_ROLES, PlayedOn, SeatRole
 from game.models import Game, Seat
 from game.storage import household, store
 from game.storage.history import log_of
@@ -60,6 +61,7 @@ class SeatInfo:
     # The position of the first seat (by position) of the phone this seat shares, for a
     # second or later seat of one phone ("shares Ada's phone"); -1 for any other seat.
     shares_with: int = -1
+    played_on: str = PlayedOn.PHONE  # a vocabulary.PlayedOn: "tv" for a player without a phone
 
     @property
     def name(self) -> str:
@@ -75,6 +77,17 @@ class SeatInfo:
     def stand_in(self) -> bool:
         """A bot plays for a player who is away; their phone or code takes the seat back."""
         return self.role == SeatRole.STAND_IN
+
+    @property
+    def on_tv(self) -> bool:
+        """A player without a phone: the host screen plays this seat (or a stand-in the
+        host asked for); never away, so no rejoin code is shown for it."""
+        return self.played_on == PlayedOn.TV
+
+    @property
+    def tv_plays(self) -> bool:
+        """The host screen plays this seat's turns now (no stand-in does)."""
+        return self.on_tv and not self.bot_plays
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +120,11 @@ def _with_presence(room: Room, here: frozenset[int], reconnecting: frozenset[int
     seats = tuple(
         dataclasses.replace(
             s,
-            connected=s.bot_plays or s.id in here or s.id in reconnecting,
-            reconnecting=not s.bot_plays and s.id in reconnecting and s.id not in here,
+            # A seat played on the TV has no phone to lose: never away.
+            connected=s.bot_plays or s.on_tv or s.id in here or s.id in reconnecting,
+            reconnecting=(
+                not s.bot_plays and not s.on_tv and s.id in reconnecting and s.id not in here
+            ),
         )
         for s in room.seats
     )
@@ -157,12 +173,22 @@ def room_of(game: Game, seats: list[Seat], next_code: str = "") -> Room:
                 bot_number=s.bot_number,
                 wins=wins.get(s.position, 0),
                 shares_with=shares.get(s.position, -1),
+                played_on=s.played_on,
             )
             for s in sorted(seats, key=lambda s: s.position)
         ),
         stand_in_after=game.stand_in_after,
         hard_bot_seconds=game.hard_bot_seconds,
     )
+
+
+def played_on_tv(room: Room, state: GameState | None) -> GameView | None:
+    """The view in the open of the seat to play, if the TV plays it now; else None (only
+    the host screen shows it: game.screens.table)."""
+    if state is None or state.is_over:
+        return None
+    seat = next((s for s in room.seats if s.position == state.current), None)
+    return view_in_the_open(state, seat.position) if seat is not None and seat.tv_plays else None
 
 
 def state_of(game: Game) -> GameState | None:
@@ -320,6 +346,7 @@ def decode_view(text: str) -> GameView:
 _WIRE: dict[str, tuple[type, Any, Any]] = {
     "room": (Room, encode_room, decode_room),
     "view": (GameView, encode_view, decode_view),
+    "open": (GameView, encode_view, decode_view),  # a TV seat's view in the open
 }
 WIRE_FLAG = "wire"  # set on a message whose room and projection are JSON
 

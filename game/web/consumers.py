@@ -27,12 +27,13 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from game.engine import GameState
 from game.engine.projection import TABLE, GameView, view_for
 from game.languages import language_from_scope
-from game.screens import hint_answers, jinja
+from game.screens import hint_answers, jinja, tv_seat
 from game.screens.wire import HEARTBEATS, PONG, Close
 from game.storage import presence, store
-from game.storage.readmodel import Room, holder_of, read
+from game.storage.readmodel import Room, holder_of, played_on_tv, read
 from game.web import inbound, limits
 from game.web.screen import Screen
 from game.writer import games, liveness, moves, notices, seating, standin
@@ -76,11 +77,14 @@ def _who(
     return found.game_id, is_host, found.seat_ids, player_key
 
 
-def _read_table(game_id: int) -> tuple[Room, GameView | None, str, presence.Here]:
-    """A table screen's full view: one read of the game, its recent turns and presence."""
+def _read_table(
+    game_id: int,
+) -> tuple[Room, GameView | None, str, presence.Here, GameView | None]:
+    """A table screen's full view: one read of the game, its recent turns and presence,
+    and the view in the open of a seat the TV plays, on its turn."""
     room, _holders, state, log = read(game_id)
     view = view_for(state, TABLE) if state is not None else None
-    return room, view, log, presence.here(game_id)
+    return room, view, log, presence.here(game_id), played_on_tv(room, state)
 
 
 def _arrive(
@@ -318,14 +322,13 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         elif message.kind == "bad":
             await self.send_flash(message.problem)
         elif screen.seat_id is None:
-            await self.send_flash(_("This screen shows the table; play from your phone."))
+            await self.at_the_table(screen, message)
         elif message.kind in ("uncover", "cover"):
             await self.pass_phone(screen, message)
+        elif message.kind == "look":
+            await self.send_flash(_("Only the TV shows the cards of a player at the TV."))
         elif message.kind == "hint":
-            # One at a time for the phone, whatever its sockets; each keeps serving meanwhile.
-            if not screen.thinking and limits.start_hint(screen.share):
-                screen.thinking = True
-                self.hint_task = asyncio.ensure_future(self.hint(screen, message.version))
+            self.ask_hint(screen, message.version)
         else:
             await self.play(screen, message.action, message.version)
 
@@ -340,6 +343,35 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
             screen.uncover(message.seat)
         await self.send_full()
 
+    def ask_hint(self, screen: Screen, version: int | None) -> None:
+        """Start "Suggest a move" for this screen (see `hint`)."""
+        # One at a time for the phone, whatever its sockets; each keeps serving meanwhile.
+        if not screen.thinking and limits.start_hint(screen.share):
+            screen.thinking = True
+            self.hint_task = asyncio.ensure_future(self.hint(screen, version))
+
+    async def at_the_table(self, screen: Screen, message: inbound.Inbound) -> None:
+        """A table screen's message: only the host screen plays, for a seat played on the TV
+        (game.writer.moves.play_on_tv says whether it may); any other is told why not."""
+        if not screen.is_host:
+            await self.send_flash(_("This screen shows the table; play from your phone."))
+        elif message.kind == "look":
+            await self.look(screen, message.slot, message.version)
+        elif message.kind == "hint":
+            self.ask_hint(screen, message.version)
+        else:
+            await self.play(screen, message.action, message.version)
+
+    async def look(self, screen: Screen, slot: int, version: int | None) -> None:
+        """Show the host screen the blind reserve its player holds, this once (the page
+        removes it on release); nothing changes and nobody else is sent it."""
+        try:
+            card_id = await database_sync_to_async(tv_seat.read_look)(screen.game_id, slot, version)
+        except tv_seat.NoLook as refusal:
+            await self.send_flash(refusal.message)
+            return
+        await self.send_quietly(tv_seat.look_html(card_id, slot))
+
     async def heartbeat(self) -> None:
         """Answer a ping, and nothing more: `receive` noted that the screen is there, and
         game.writer.liveness keeps presence and versions for every screen of the process."""
@@ -348,24 +380,31 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
     async def play(self, screen: Screen, action: str, version: int | None) -> None:
         with translation.override(screen.language):
             try:
-                await database_sync_to_async(moves.play)(
-                    screen.game_id, self.scope_player_key(), action, version, screen.shown_seat
-                )
+                await database_sync_to_async(self.apply)(screen, action, version)
             except games.Refused as refusal:
                 # Only this screen hears about it; nothing changed anywhere.
                 await self.send_flash(refusal.message)
                 await self.send_full()
+
+    def apply(self, screen: Screen, action: str, version: int | None) -> None:
+        """A phone plays for its shown seat; a table screen (the host's: see at_the_table)
+        for the seat on the TV whose turn it is."""
+        key = self.scope_player_key()
+        if screen.seat_id is None:
+            moves.play_on_tv(screen.game_id, key, action, version)
+        else:
+            moves.play(screen.game_id, key, action, version, screen.shown_seat)
 
     async def hint(self, screen: Screen, version: int | None) -> None:
         """Answer "Suggest a move" to this socket only; nothing changes."""
         try:
             with translation.override(screen.language):
                 try:
-                    if screen.shown_seat is None:  # the curtain is up
+                    if screen.seat_id is not None and screen.shown_seat is None:
                         raise hint_answers.NoHint(_("A hint is only for your own turn."))
-                    state, position, seen = await database_sync_to_async(
-                        hint_answers.read_for_hint
-                    )(screen.game_id, screen.shown_seat, version)
+                    state, position, seen = await database_sync_to_async(self.read_for_hint)(
+                        screen, version
+                    )
                 except hint_answers.NoHint as refusal:
                     await self.send_flash(refusal.message)
                     return
@@ -377,13 +416,25 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
                 )
                 if screen.room is not None and screen.room.version != seen:
                     return  # the game moved on meanwhile: this hint is no longer current
-                await self.send_quietly(hint_answers.answer_html(hint_answers.shown(hint, seen)))
+                if screen.seat_id is None:  # the TV: a blind reserve's face stays hidden
+                    shown = tv_seat.shown_in_the_open(hint, seen, state, position)
+                else:
+                    shown = hint_answers.shown(hint, seen)
+                await self.send_quietly(hint_answers.answer_html(shown))
         except Exception:  # a task of its own: nobody else would hear of a failure
             log.exception("Hint for %s failed", self.channel_name)
             await self.send_flash(_("Something went wrong; please try again."))
         finally:
             screen.thinking = False
             limits.end_hint(screen.share)
+
+    @staticmethod
+    def read_for_hint(screen: Screen, version: int | None) -> tuple[GameState, int, int]:
+        """What to hint from: the phone's shown seat, or on the host screen the TV seat to
+        play (`hint` refuses a phone behind its curtain first)."""
+        if screen.seat_id is None or screen.shown_seat is None:
+            return tv_seat.read_for_tv_hint(screen.game_id, version)
+        return hint_answers.read_for_hint(screen.game_id, screen.shown_seat, version)
 
     async def sync(self, screen: Screen) -> None:
         """A full view asked for: now, or later once if the phone had one within a second."""
@@ -452,8 +503,10 @@ class GameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         screen.shown.forget()
         if screen.seat_id is None:
             read_at = time.monotonic()
-            room, view, turns, here = await database_sync_to_async(_read_table)(screen.game_id)
-            await self.send_quietly(screen.table_read(room, view, turns, here, read_at))
+            room, view, turns, here, open_view = await database_sync_to_async(_read_table)(
+                screen.game_id
+            )
+            await self.send_quietly(screen.table_read(room, view, turns, here, read_at, open_view))
             return
         if screen.shared:
             phone = await database_sync_to_async(_read_phone)(

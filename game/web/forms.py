@@ -93,6 +93,13 @@ class JoinForm(forms.Form):
         return str(_("Please type your name."))  # missing, blank or absurdly long
 
 
+class TvPlayerForm(forms.Form):
+    """The lobby's name for a player without a phone (game.writer.lobby.add_tv_player
+    applies the join page's name rules)."""
+
+    name = TextField(max_length=1000, strip=True)
+
+
 class RejoinForm(forms.Form):
     rejoin_code = TextField(max_length=100)
 

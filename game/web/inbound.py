@@ -35,7 +35,9 @@ MAX_ACTION_LENGTH = 64
 # Versions are move counts; a real game has a few hundred at most.
 MAX_VERSION = 10**9
 
-Kind = Literal["sync", "action", "ping", "hint", "uncover", "cover", "bad"]
+Kind = Literal["sync", "action", "ping", "hint", "uncover", "cover", "look", "bad"]
+# A seat holds at most three reserved cards: a look names one of them by its place.
+MAX_SLOT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ class Inbound:
     version: int | None = None
     problem: str = ""  # translated, for kind "bad" only
     seat: int = -1  # a seat's position, for "uncover" and "cover" (a shared phone's curtain)
+    slot: int = -1  # kind "look": the place of the held card among the seat's reserves
 
 
 def _bad() -> Inbound:
@@ -120,6 +123,11 @@ def read_message(text_data: str | None, bytes_data: bytes | None = None) -> Inbo
     for kind in ("uncover", "cover"):  # a shared phone's curtain: {"uncover": position}
         if kind in message:
             return _seat_message(kind, message[kind])
+    if "look" in message:  # the TV holds a face-down card: {"look": slot, "version": v}
+        slot = _version(message.get("look"))
+        if slot is None or slot > MAX_SLOT:
+            return _bad()
+        return Inbound("look", version=_version(message.get("version")), slot=slot)
     action = _action(message.get("action"))
     version = _version(message.get("version"))
     if action is None or version is None:

@@ -53,6 +53,7 @@ class Screen:
     shown: Shown = field(default_factory=Shown)
     room: Room | None = None  # a table screen's, with its projection and recent turns
     view: GameView | None = None
+    open: GameView | None = None  # a seat the TV plays, on its turn (the host screen's)
     log: str = ""  # the recent turns (game.storage.history.encode_recent)
     gone: bool = False  # a phone was told it lost its seat
     thinking: bool = False  # a hint is being computed for this socket
@@ -103,13 +104,21 @@ class Screen:
 
     def table_changed(self, notice: notices.TableChanged) -> str:
         self.room, self.view, self.log = notice.room, notice.view, notice.log
+        self.open = notice.open if self.is_host else None
         return self.table_frame()
 
     def table_read(
-        self, room: Room, view: GameView | None, log: str, here: presence.Here, read_at: float
+        self,
+        room: Room,
+        view: GameView | None,
+        log: str,
+        here: presence.Here,
+        read_at: float,
+        open_view: GameView | None = None,
     ) -> str:
         """Its whole view, as read at `read_at` (after `shown.forget()`)."""
         self.room, self.view, self.log = room, view, log
+        self.open = open_view if self.is_host else None
         self.watch.read_presence(here, read_at)
         return self.table_frame()
 
@@ -137,7 +146,13 @@ class Screen:
         with speaking(self.language):
             url = join_url(room.code, self.port)
             screen = table_screen(
-                room, self.view, log=self.log, is_host=self.is_host, url=url, csrf=self.csrf
+                room,
+                self.view,
+                log=self.log,
+                is_host=self.is_host,
+                url=url,
+                csrf=self.csrf,
+                open_view=self.open,
             )
             return self.shown.frame(screen)
 

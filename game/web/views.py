@@ -184,6 +184,22 @@ def stand_in(request: HttpRequest, code: str) -> HttpResponse:
     )
 
 
+@require_POST
+def add_tv_player(request: HttpRequest, code: str) -> HttpResponse:
+    """The lobby's "Add a player without a phone": the TV plays their turns."""
+    form = forms.TvPlayerForm(forms.posted(request))
+    name = form.cleaned_data["name"] if form.is_valid() else ""
+    return _host_action(request, code, lambda game, key: lobby.add_tv_player(game.id, key, name))
+
+
+@require_POST
+def play_on_tv(request: HttpRequest, code: str) -> HttpResponse:
+    """Take a seat played on the TV back from its stand-in."""
+    return _host_action(
+        request, code, lambda game, key: seating.play_on_tv_again(game.id, key, _position(request))
+    )
+
+
 def _seconds(request: HttpRequest) -> int | None:
     """Read the lobby's stand-in choice: blank for never, else whole seconds."""
     form = forms.StandInForm(forms.posted(request))

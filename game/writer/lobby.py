@@ -12,9 +12,9 @@ from django.utils.translation import gettext as _
 from game.bot_levels import STAND_IN_CHOICES, hard_bot_choices, level_of
 from game.engine import GameState, new_game
 from game.engine.bot_registry import BOT_KINDS
-from game.engine.vocabulary import BotLevel, SeatRole
+from game.engine.vocabulary import BotLevel, PlayedOn, SeatRole
 from game.models import Game, Seat
-from game.storage import presence
+from game.storage import names, presence
 from game.writer.changes import publish_after_commit
 from game.writer.games import MAX_SEATS, MIN_SEATS, Refused, lock, require_host
 
@@ -57,6 +57,26 @@ def add_bot(game_id: int, host_key: str, kind: str = BotLevel.MEDIUM) -> Seat:
             role=SeatRole.BOT,
             bot_level=level_of(kind),
             bot_number=number,
+        )
+        publish_after_commit(game)
+        return seat
+
+
+def add_tv_player(game_id: int, host_key: str, name: str) -> Seat:
+    """Seat a player without a phone, whose turns the host screen plays (same name rules as
+    the join page); the lobby's Remove frees the seat as any other."""
+    name = names.clean_name(name)
+    if not name:
+        raise Refused(_("Please type the player's name."))
+    with transaction.atomic():
+        game = lock(game_id)
+        require_host(game, host_key)
+        _require_lobby(game)
+        count = game.seats.count()
+        if count >= MAX_SEATS:
+            raise Refused(_("The table is full: four players already."))
+        seat = Seat.objects.create(
+            game=game, position=count, name=name, role=SeatRole.HUMAN, played_on=PlayedOn.TV
         )
         publish_after_commit(game)
         return seat
@@ -149,6 +169,8 @@ def rematch(game_id: int, host_key: str) -> Game:
                 role=seat.role,
                 bot_level=seat.bot_level,
                 bot_number=seat.bot_number,
+                # A player at the TV stays at the TV (one a stand-in played, too).
+                played_on=seat.played_on,
             )
             for seat in game.seats.all()
         )

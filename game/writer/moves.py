@@ -15,7 +15,9 @@ from django.utils.translation import gettext as _
 
 from game.bot_levels import make_level_bot
 from game.engine import ActionError, NotationError, parse_action
-from game.engine.rules import apply_action
+from game.engine.actions import buy
+from game.engine.projection import BLIND_BUY, blind_reserve
+from game.engine.rules import apply_action, cheapest_payment
 from game.languages import COLOUR_LABELS
 from game.models import Game, Seat
 from game.storage import history, store
@@ -40,14 +42,18 @@ def _read_version(version: Any) -> int:
     raise Refused(_("That action could not be read."))
 
 
-def _apply(
-    game: Game, position: int, text: Any, version: Any, seats: list[Seat] | None = None
-) -> None:
-    """Apply one action to a locked game, record it and announce it after commit."""
+def _require_playing(game: Game) -> None:
     if game.status == Game.Status.LOBBY:
         raise Refused(_("The game has not started yet."))
     if game.status == Game.Status.OVER:
         raise Refused(_("The game is over."))
+
+
+def _apply(
+    game: Game, position: int, text: Any, version: Any, seats: list[Seat] | None = None
+) -> None:
+    """Apply one action to a locked game, record it and announce it after commit."""
+    _require_playing(game)
     if _read_version(version) != game.version:
         # Built on an older screen: a double tap, or a second phone in the same seat.
         raise Refused(_("The game moved on before your action arrived; look again and retry."))
@@ -108,6 +114,42 @@ def _mover(game: Game, mine: list[Seat], uncovered: int | None) -> Seat:
             % {"name": seat.name}
         )
     return seat
+
+
+def play_on_tv(game_id: int, host_key: str, text: Any, version: Any) -> None:
+    """Apply the host screen's action for the seat to play, if that seat is played on the TV."""
+    with transaction.atomic():
+        locked = store.lock_game(game_id)
+        if locked is None:
+            raise Refused(_("This game does not exist."))
+        game, seats = locked
+        if not host_key or game.host_key != host_key:
+            raise Refused(_("This screen shows the table; play from your phone."))
+        _require_playing(game)
+        current = game.state["current"] if game.state else -1
+        seat = next((s for s in seats if s.position == current), None)
+        if seat is None or not seat.on_tv or seat.bot_plays:
+            raise Refused(_("It is not the turn of a player at the TV."))
+        # The TV's Buy on a face-down card: the page never knew the card, so it is found
+        # here, on the version the page showed (an older one is refused as any action).
+        blind = isinstance(text, str) and text.startswith(BLIND_BUY)
+        if blind and _read_version(version) == game.version:
+            text = _blind_buy(game, seat.position, str(text).removeprefix(BLIND_BUY))
+        _apply(game, seat.position, text, version, seats)
+
+
+def _blind_buy(game: Game, position: int, slot: str) -> str:
+    """The notation that buys the seat's blind reserve at `slot`, paid the cheapest way."""
+    state = load_state(game)
+    assert state is not None
+    readable = slot.isascii() and slot.isdigit()
+    card_id = blind_reserve(state, position, int(slot)) if readable else None
+    if card_id is None:
+        raise Refused(_("There is no card reserved from a deck there."))
+    payment = cheapest_payment(state.players[position], card_id)
+    if payment is None:
+        raise Refused(_("You cannot afford that card."))
+    return buy(card_id, payment).notation()
 
 
 def bot_to_play(game: Game) -> Seat | None:

@@ -34,7 +34,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from game.engine import GameState
 from game.engine.projection import TABLE, GameView, Viewer, views_for
 from game.storage import presence
-from game.storage.readmodel import Room
+from game.storage.readmodel import Room, played_on_tv
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +48,9 @@ class TableChanged:
     room: Room
     view: GameView | None  # the table's projection; None before the game starts
     log: str  # the recent turns (game.storage.history.encode_recent)
+    # The seat to play, when the TV plays it: its view in the open (its blind reserves
+    # face down, none of them among its actions), which only the host screen shows.
+    open: GameView | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,8 +192,9 @@ def notices_for(
     held = {seat.id: "" if seat.bot_plays else holders.get(seat.id, "") for seat in room.seats}
     viewers: list[Viewer] = [TABLE, *(s.position for s in room.seats if held[s.id])]
     views = views_for(state, viewers) if state is not None else {}
+    open_view = played_on_tv(room, state)  # none for any other seat's turn
     sent: list[tuple[str, TableChanged | SeatChanged]] = [
-        (table_group(room.id), TableChanged(room, views.get(TABLE), log))
+        (table_group(room.id), TableChanged(room, views.get(TABLE), log, open_view))
     ]
     for seat in room.seats:
         holder = held[seat.id]

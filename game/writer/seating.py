@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from game.engine.vocabulary import SeatRole
+from game.engine.vocabulary import PlayedOn, SeatRole
 from game.models import Game, Seat, new_rejoin_code
 from game.storage import names, presence
 from game.writer import rejoin_guard
@@ -72,7 +72,10 @@ def rejoin(game_id: int, player_key: str, rejoin_code: object, client: str | Non
     code = names.read_code(rejoin_code)
     with transaction.atomic():
         game = lock(game_id)
-        humans = game.seats.filter(role__in=(SeatRole.HUMAN, SeatRole.STAND_IN))
+        # A seat played on the TV has no phone to take it back: its code takes nothing.
+        humans = game.seats.filter(
+            role__in=(SeatRole.HUMAN, SeatRole.STAND_IN), played_on=PlayedOn.PHONE
+        )
         seat = humans.filter(rejoin_code=code).first() if code else None
         if seat is None:
             rejoin_guard.failed(game_id, client)
@@ -131,6 +134,22 @@ def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
         return seat
 
 
+def play_on_tv_again(game_id: int, host_key: str, position: int) -> Seat:
+    """Take a seat played on the TV back from the stand-in the host let play it."""
+    with transaction.atomic():
+        game = lock(game_id)
+        require_host(game, host_key)
+        if game.status != Game.Status.PLAYING:
+            raise Refused(_("The game is not running."))
+        seat = game.seats.filter(position=position).first()
+        if seat is None or not seat.on_tv or seat.role != SeatRole.STAND_IN:
+            raise Refused(_("No bot plays for a player at the TV there."))
+        seat.role = SeatRole.HUMAN
+        seat.save(update_fields=["role"])
+        publish_after_commit(game)
+        return seat
+
+
 def stand_in_for_away(game_id: int, position: int, expected_version: int) -> bool:
     """Let a bot play for the phone at `position`, away on its turn; False if nothing changed.
 
@@ -147,6 +166,8 @@ def stand_in_for_away(game_id: int, position: int, expected_version: int) -> boo
             return False
         seat = game.seats.filter(position=position).first()
         if seat is None or seat.bot_plays or game.state["current"] != position:
+            return False
+        if seat.on_tv:  # never away: a bot plays it only when the host asks
             return False
         seat.role = SeatRole.STAND_IN
         seat.save(update_fields=["role"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from game.engine import GameState
-from game.engine.vocabulary import SeatRole
+from game.engine.vocabulary import PlayedOn, SeatRole
 from game.models import Game, Seat
 from game.storage import presence, store
 from game.writer import background
@@ -56,7 +56,9 @@ def watch_turn(game: Game, current: int | None, seats: list[Seat]) -> None:
     """After a committed change: watch the turn if it is a human seat's (option on)."""
     if game.stand_in_after is None or game.status != Game.Status.PLAYING:
         return
-    seat = next((s for s in seats if s.position == current and not s.bot_plays), None)
+    seat = next(
+        (s for s in seats if s.position == current and not s.bot_plays and not s.on_tv), None
+    )
     if seat is not None:
         away = seat.pk not in presence.present(game.id)
         watch(game.id, game.version, game.stand_in_after, away)
@@ -106,7 +108,9 @@ def check(game_id: int, version: int, seen_away: bool) -> bool:
     game = Game.objects.filter(pk=game_id, version=version).first()
     if game is None or not game.state or game.stand_in_after is None:
         return False
-    seat = game.seats.filter(position=game.state["current"], role=SeatRole.HUMAN).first()
+    seat = game.seats.filter(
+        position=game.state["current"], role=SeatRole.HUMAN, played_on=PlayedOn.PHONE
+    ).first()
     if seat is None:
         return False
     away = seat.pk not in presence.present(game_id)
