@@ -16,8 +16,8 @@ from django.utils.translation import gettext as _
 from game.bot_levels import LEVELS, level_of
 from game.engine import ActionError, GameState, NotationError, new_game, outcome, parse_action
 from game.engine.rules import apply_action
-from game.engine.vocabulary import SeatRole
-from game.models import Game, Move, Seat
+from game.engine.vocabulary import PlayedOn, SeatRole
+from game.models import Game, Move, Seat, new_player_key
 from game.storage import names
 from game.writer import games, lobby, moves
 
@@ -26,6 +26,7 @@ FORMAT = "splendor-record 1"
 # its player's game, so it is written as that player.
 HUMAN = SeatRole.HUMAN
 BOT = SeatRole.BOT
+TV = PlayedOn.TV  # a human played on the TV, without a phone
 OFFICIAL = "official"
 NO_GOLD_SMALL = "no-gold-small"
 PLAYING = "playing"
@@ -43,7 +44,7 @@ class RecordError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
-    kind: str  # HUMAN or BOT
+    kind: str  # HUMAN, TV or BOT
     name: str  # a human's name; for a bot, its level
 
 
@@ -66,6 +67,8 @@ class Record:
     result: Result = Result(PLAYING)
     code: str = ""
     played: str = ""
+    # The seats that shared one phone (two players passing it round), one group each.
+    shared_phones: list[tuple[int, ...]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- from the database
@@ -74,7 +77,16 @@ class Record:
 def _seat_record(seat: Seat) -> SeatRecord:
     if seat.role == SeatRole.BOT:
         return SeatRecord(BOT, level_of(seat.bot_level))
-    return SeatRecord(HUMAN, seat.name)
+    return SeatRecord(TV if seat.on_tv else HUMAN, seat.name)
+
+
+def _shared_phones(seats: list[Seat]) -> list[tuple[int, ...]]:
+    """The positions of the seats each phone holding several held, by their first seat."""
+    by_phone: dict[str, list[int]] = {}
+    for seat in seats:
+        if seat.player_key and seat.role != SeatRole.BOT:
+            by_phone.setdefault(seat.player_key, []).append(seat.position)
+    return sorted(tuple(sorted(group)) for group in by_phone.values() if len(group) > 1)
 
 
 def result_of(state: GameState) -> Result:
@@ -90,15 +102,17 @@ def record_of(game: Game) -> Record:
     state = games.load_state(game)
     if state is None or game.first_player is None:
         raise RecordError(_("A game that has not started has no moves to export."))
+    seats = list(game.seats.order_by("position"))
     return Record(
         seed=game.seed,
-        seats=[_seat_record(s) for s in game.seats.order_by("position")],
+        seats=[_seat_record(s) for s in seats],
         first_player=game.first_player,
         no_gold_small=game.house_no_gold_small,
         moves=list(game.moves.order_by("index").values_list("notation", flat=True)),
         result=result_of(state),
         code=game.code,
         played=game.created_at.isoformat(timespec="seconds"),
+        shared_phones=_shared_phones(seats),
     )
 
 
@@ -121,6 +135,8 @@ def write(record: Record) -> str:
         f"first-player: {record.first_player}",
     ]
     lines += [f"seat {n}: {s.kind} {s.name}" for n, s in enumerate(record.seats)]
+    if record.shared_phones:
+        lines.append(f"shared-phones: {', '.join(_numbers(g) for g in record.shared_phones)}")
     lines.append(f"moves: {len(record.moves)}")
     lines += [f"{number}. {notation}" for number, notation in enumerate(record.moves, start=1)]
     lines.append(f"result: {record.result.status}")
@@ -152,9 +168,19 @@ def _seat(rest: str, number: int, line: str) -> SeatRecord:
     name = names.clean_name(name)
     if kind == BOT and name in LEVELS:
         return SeatRecord(BOT, name)
-    if kind == HUMAN and name:
-        return SeatRecord(HUMAN, name)
+    if kind in (HUMAN, TV) and name:
+        return SeatRecord(kind, name)
     raise _bad_line(number, line)
+
+
+def _groups(text: str, seats: list[SeatRecord]) -> list[tuple[int, ...]]:
+    """Read `shared-phones`: groups of two or more human seats, each seat in one group."""
+    groups = [_ints(part, 0, "shared-phones") for part in text.split(",")] if text else []
+    seen = [n for group in groups for n in group]
+    humans = {n for n, seat in enumerate(seats) if seat.kind == HUMAN}
+    if any(len(g) < 2 for g in groups) or len(seen) != len(set(seen)) or set(seen) - humans:
+        raise RecordError(_("The record's shared phones name seats that cannot share one."))
+    return [tuple(sorted(g)) for g in groups]
 
 
 def read(text: str) -> Record:
@@ -194,6 +220,7 @@ _KEYS = (
     "result",
     "points",
     "winners",
+    "shared-phones",
 )
 
 
@@ -226,6 +253,7 @@ def _record(fields: dict[str, str], seats: list[SeatRecord], moves: list[str]) -
         ),
         code=fields.get("code", ""),
         played=fields.get("played", ""),
+        shared_phones=_groups(fields.get("shared-phones", ""), seats),
     )
 
 
@@ -284,7 +312,7 @@ def store(record: Record) -> Game:
         game.status = Game.Status.OVER if state.is_over else Game.Status.PLAYING
         game.save()
         _keep_date(game, record.played)
-        Seat.objects.bulk_create(_seat_rows(game, record.seats))
+        Seat.objects.bulk_create(_seat_rows(game, record.seats, record.shared_phones))
         Move.objects.bulk_create(
             Move(game=game, index=index, seat=seat, notation=notation)
             for index, (seat, notation) in enumerate(
@@ -304,7 +332,12 @@ def _keep_date(game: Game, played: str) -> None:
         Game.objects.filter(pk=game.pk).update(created_at=when)
 
 
-def _seat_rows(game: Game, seats: list[SeatRecord]) -> list[Seat]:
+def _seat_rows(
+    game: Game, seats: list[SeatRecord], shared_phones: list[tuple[int, ...]]
+) -> list[Seat]:
+    # A phone's seats are kept together under a key no browser holds (the game is only
+    # replayed), so that screens still say "shares Ada's phone".
+    phones = {n: key for group in shared_phones for key in [new_player_key()] for n in group}
     rows = []
     bots = 0
     for position, seat in enumerate(seats):
@@ -321,7 +354,11 @@ def _seat_rows(game: Game, seats: list[SeatRecord]) -> list[Seat]:
                 )
             )
         else:
-            rows.append(Seat(game=game, position=position, name=seat.name))
+            played_on = PlayedOn.TV if seat.kind == TV else PlayedOn.PHONE
+            key = phones.get(position, "")
+            row = Seat(game=game, position=position, name=seat.name, played_on=played_on)
+            row.player_key = key
+            rows.append(row)
     return rows
 
 

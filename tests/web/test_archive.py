@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import transaction
 
 from game.engine.bot_registry import make_bot
 from game.models import Game, Move, Seat
 from game.records import archive
-from game.writer import games, moves
-from tests.web.helpers import Table, game, open_lobby, start
+from game.writer import games, lobby, moves
+from tests.web.helpers import Table, game, open_lobby, shared_lobby, start
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +71,72 @@ def test_export_then_import_gives_the_same_game() -> None:
     copy.refresh_from_db()
     assert copy.created_at == original.created_at.replace(microsecond=0)
     assert without_identity(archive.write(archive.record_of(copy))) == without_identity(text)
+
+
+def finish_any(game_id: int) -> Game:
+    """Play a started game to its end through the engine's writer path, whoever sits where."""
+    chooser = make_bot("greedy", 5)
+    for _ in range(1000):
+        g = game(game_id)
+        if g.status == Game.Status.OVER:
+            return g
+        state = games.load_state(g)
+        assert state is not None
+        action = chooser.choose(state, state.current).notation()
+        with transaction.atomic():
+            moves._apply(games.lock(g.id), state.current, action, g.version)
+    raise AssertionError("the game did not end")
+
+
+def test_a_tv_seat_and_a_shared_phone_are_kept_by_export_and_import() -> None:
+    table = shared_lobby(others=())  # Ada and Ben on one phone
+    lobby.add_tv_player(table.game_id, table.host_key, "Cleo")
+    original = finish_any(start(table, first_player=0).game_id)
+    text = archive.write(archive.record_of(original))
+    lines = text.splitlines()
+    assert [line for line in lines if line.startswith("seat ")] == [
+        "seat 0: human Ada",
+        "seat 1: human Ben",
+        "seat 2: tv Cleo",
+    ]
+    assert "shared-phones: 0 1" in lines
+    copy = archive.store(archive.read(text))
+    seats = list(copy.seats.order_by("position"))
+    assert [(s.name, s.played_on) for s in seats] == [
+        ("Ada", "phone"),
+        ("Ben", "phone"),
+        ("Cleo", "tv"),
+    ]
+    # One phone's seats stay together, under a key no browser of this household holds.
+    assert seats[0].player_key and seats[0].player_key == seats[1].player_key
+    assert seats[0].player_key not in Seat.objects.filter(game=original).values_list(
+        "player_key", flat=True
+    )
+    assert not seats[2].player_key
+    assert without_identity(archive.write(archive.record_of(copy))) == without_identity(text)
+
+
+@pytest.mark.parametrize(
+    "groups", ["0", "0 1, 1 2", "0 2", "0 9", "0 x"], ids=["alone", "twice", "tv", "none", "text"]
+)
+def test_shared_phones_that_cannot_be_are_refused(groups: str) -> None:
+    text = "\n".join(
+        [
+            "format: splendor-record 1",
+            "seed: 5",
+            "first-player: 0",
+            "seat 0: human Ada",
+            "seat 1: human Ben",
+            "seat 2: tv Cleo",
+            f"shared-phones: {groups}",
+            "moves: 0",
+            "result: playing",
+        ]
+    )
+    before = stored_rows()
+    with pytest.raises(archive.RecordError):
+        archive.store(archive.read(text))
+    assert stored_rows() == before
 
 
 def test_a_record_reads_as_documented() -> None:
