@@ -23,7 +23,7 @@ from game.models import Game
 from game.records import archive
 from game.screens import first_paint
 from game.storage import history, names
-from game.storage.readmodel import Room, SeatInfo
+from game.storage.readmodel import Room, SeatInfo, shared_phones
 from game.writer.games import load_state
 
 GAMES_PER_PAGE = 8
@@ -149,7 +149,10 @@ def turn_ends(players: int, seed: int, moves: list[str], **rules: Any) -> list[i
 
 
 def _room(game: Game, state: GameState) -> Room:
-    """The room as a replay shows it: every seat by name, nobody away, nothing live."""
+    """The room as a replay shows it: every seat by name and how it was played (on the
+    TV, sharing a phone), nobody away, nothing live."""
+    rows = list(game.seats.order_by("position"))
+    shares = shared_phones(rows)
     seats = tuple(
         SeatInfo(
             s.position,
@@ -159,8 +162,10 @@ def _room(game: Game, state: GameState) -> Room:
             "",
             bot_level=s.bot_level,
             bot_number=s.bot_number,
+            shares_with=shares.get(s.position, -1),
+            played_on=s.played_on,
         )
-        for s in game.seats.order_by("position")
+        for s in rows
     )
     return Room(
         id=game.id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from html import unescape
 
 import pytest
 from django.contrib.sessions.models import Session
@@ -14,9 +15,17 @@ from game.engine.rules import apply_action
 from game.models import Game
 from game.records import archive
 from game.web import archive_views
-from game.writer import games
-from tests.web.helpers import card_ids, game, open_lobby, play_as, start, visible_cards
-from tests.web.test_archive import finish, finished_game
+from game.writer import games, lobby
+from tests.web.helpers import (
+    card_ids,
+    game,
+    open_lobby,
+    play_as,
+    shared_lobby,
+    start,
+    visible_cards,
+)
+from tests.web.test_archive import finish, finish_any, finished_game
 from tests.web.test_views import client_for, host_client
 
 pytestmark = pytest.mark.django_db
@@ -130,6 +139,18 @@ def test_the_replay_steps_through_the_turns_and_clamps_the_step() -> None:
     assert 'data-step="0"' in step_page(over.code, "nonsense")
     end = step_page(over.code, turns)
     assert "Game over" in end and 'class="end-screen"' in end and 'id="rematch"' not in end
+
+
+def test_the_replay_says_who_played_on_the_tv_and_who_shared_a_phone() -> None:
+    table = shared_lobby(others=())  # Ada and Ben on one phone
+    lobby.add_tv_player(table.game_id, table.host_key, "Cleo")
+    over = finish_any(start(table, first_player=0).game_id)
+    page = unescape(Client().get(f"/replay/{over.code}/").content.decode())
+    assert "shares Ada’s phone" in page and "plays on the TV" in page
+    # As kept from a record too.
+    copy = archive.store(archive.read(archive.write(archive.record_of(over))))
+    page = unescape(Client().get(f"/replay/{copy.code}/").content.decode())
+    assert "shares Ada’s phone" in page and "plays on the TV" in page
 
 
 def test_each_replay_step_is_the_table_rebuilt_from_the_moves() -> None:
