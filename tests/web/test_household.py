@@ -25,9 +25,21 @@ from django.test.utils import CaptureQueriesContext
 from game.engine import apply_action, outcome, parse_action
 from game.models import Game, Seat
 from game.storage import household
-from tests.web.helpers import HOST, Screens, db, new_session, play_as, started, state_of
+from game.writer import lobby
+from tests.web.helpers import (
+    HOST,
+    Screens,
+    db,
+    new_session,
+    play_as,
+    shared_lobby,
+    start,
+    started,
+    state_of,
+)
 from tests.web.household_games import HOST_KEY, Finished, play
 from tests.web.household_games import household as play_household
+from tests.web.test_archive import finish_any
 from tests.web.test_live_path import _play_to_the_last_move
 from tests.web.test_postgres import on_postgres
 from tests.web.test_translations import back_to_english  # noqa: F401 (autouse fixture)
@@ -118,6 +130,17 @@ def test_the_players_page_adds_up_the_games_finished_here() -> None:
     assert list(figures)[-1] == "bot:medium"
     assert "/players/forget/?name=ada" in page
     assert "?name=Bot" not in page
+
+
+def test_players_at_the_tv_and_on_a_shared_phone_count_by_name() -> None:
+    table = shared_lobby(others=())  # Ada and Ben on one phone
+    lobby.add_tv_player(table.game_id, table.host_key, "Cleo")
+    over = finish_any(start(table, first_player=0).game_id)
+    state = state_of(over.id)
+    figures = page_figures(players_page())
+    for position, key in enumerate(("ada", "ben", "cleo")):
+        points = state.players[position].points
+        assert figures[key][0] == 1 and figures[key][3] == points, (key, figures)
 
 
 def test_the_page_reads_the_same_few_rows_however_many_games() -> None:
