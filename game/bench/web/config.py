@@ -59,4 +59,5 @@ FLOOD_SOCKETS = 20  # one phone's sockets (its cookie)...
 FLOOD_RATE = 50.0  # ...each sending this many messages a second: 1,000 a second from one phone
 FLOOD_ROUND_TRIPS = 40  # the other game's TV heartbeats timed, quiet and then under the flood
 RAW_FLOOD_SECONDS = 30.0  # the raw flood: one client writing unread frames this long...
-RAW_FLOOD_SOCKETS = 2  # ...from this many sockets of one phone (each opened again if ended)
+RAW_FLOOD_SOCKETS = 4  # ...from this many sockets of one phone (each opened again if ended;
+# one more than SPLENDOR_SOCKETS_PER_SEAT, so the newest keeps replacing the oldest)
