@@ -102,6 +102,8 @@ document.addEventListener("splendor:swapped", () => requestAnimationFrame(() => 
 })();
 """.replace("REGIONS", json.dumps(REGIONS))
 )
+# The same, with the turn panel of a player at the TV as one more region.
+TURN_PROBE = FIT_PROBE.replace(json.dumps(REGIONS), json.dumps(REGIONS + ", .table .tv-turn"))
 
 # Fill every player's panel as full as a game can: three reserved cards, three nobles.
 WORST_TABLE_JS = """
@@ -118,9 +120,10 @@ WORST_TABLE_JS = """
     }
     row.replaceChildren(card.cloneNode(true), card.cloneNode(true), card.cloneNode(true),
       noble.cloneNode(true), noble.cloneNode(true), noble.cloneNode(true));
-    // A seat whose phone is away: its rejoin code, QR and "Let a bot play" on the host TV.
+    // A seat whose phone is away: its rejoin code, QR and "Let a bot play" on the host TV
+    // (a player at the TV has no phone to be away).
     const header = panel.querySelector("header");
-    if (!header.querySelector(".rejoin")) {
+    if (!header.querySelector(".rejoin") && !header.querySelector(".tv-tag")) {
       const away = document.createElement("span");
       away.innerHTML = '<span class="tag away">away</span><span class="rejoin">rejoin code '
         + '<strong>ABCDEF</strong></span><span class="qr rejoin-qr"></span>'
@@ -251,3 +254,45 @@ def test_tv_text_is_at_least_24_px_at_1080p(recorder: Recorder, tv: Table) -> No
     tv.page.evaluate(WORST_TABLE_JS)
     smallest = tv.page.evaluate(SMALLEST_TEXT_JS)
     assert smallest["min"] >= MIN_FONT_1080P - 0.01, f"table: {smallest}"
+
+
+# The fullest turn panel: three reserved cards (one from a deck, face down).
+WORST_TURN_JS = """
+() => {
+  const row = document.querySelector("#tv-turn #my-reserved");
+  const card = document.querySelector(".market .card[data-card]");
+  const back = document.querySelector(".board .deck");
+  if (row.querySelector(".card")) return;
+  row.replaceChildren(card.cloneNode(true), card.cloneNode(true), back.cloneNode(true));
+}
+"""
+
+
+def test_a_player_at_the_tv_has_the_turn_panel_beside_a_full_table(
+    recorder: Recorder, fonts: Fonts, tv: Table
+) -> None:
+    """Four players, one at the TV: on its turn, the turn panel and the whole table fit
+    a 1080p and a 720p TV, nothing cut off or covered (the panel included), also once
+    that player holds three reserved cards."""
+    tv.context.add_init_script(TURN_PROBE)
+    tv.new_game(recorder.server)
+    tv.page.locator("#tv-player-name").fill("Aino Aaltonen-Virtanen")
+    with tv.page.expect_navigation():
+        tv.page.locator("#add-tv-player").click()
+    tv.wait_connected()
+    for _ in range(3):
+        tv.add_bot()
+    tv.start()
+    expect(tv.page.locator("#tv-turn #hand")).to_have_count(1, timeout=60000)
+    tv.settle()
+    assert_drawn_in(tv.page, fonts, ".tv-turn > h2")
+    for width, height in SIZES:
+        tv.page.set_viewport_size({"width": width, "height": height})
+        tv.shot(f"tv-turn-{fonts.name}-{width}")
+        _check(tv.page, f"the turn of a player at the TV, {width}x{height}")
+        # The player at the TV holding three reserved cards (the players' panels beside
+        # it are narrower: all four of them as full as WORST_TABLE_JS makes them do not
+        # fit there, which no test claims).
+        tv.page.evaluate(WORST_TURN_JS)
+        tv.shot(f"tv-turn-{fonts.name}-{width}-full")
+        _check(tv.page, f"the turn of a player at the TV, {width}x{height}, three reserved")
