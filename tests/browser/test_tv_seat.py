@@ -129,3 +129,20 @@ def test_a_player_without_a_phone_plays_at_the_tv(recorder: Recorder, tv: Table,
         tv.page.locator(f"{TURN} [data-picker=take] [data-pick={letter}]").click()
     tv.page.locator(f"{TURN} [data-picker=take] [data-confirm]").click()
     tv.wait_version(before)
+
+
+def test_a_name_half_typed_for_a_player_at_the_tv_survives_a_phone_joining(
+    recorder: Recorder, tv: Table
+) -> None:
+    url = tv.new_game(recorder.server)
+    field = tv.page.locator("#tv-player-name")
+    field.fill("Gran")
+    # The names typed here before are offered with it.
+    assert field.evaluate("input => input.list && input.list.id") == "tv-player-names"
+    recorder.phone("Bob").join(url, "Bob")
+    expect(tv.page.locator(".lobby-seat")).to_have_count(1)  # the lobby was drawn again
+    expect(field).to_have_value("Gran")
+    with tv.page.expect_navigation():
+        tv.page.locator("#add-tv-player").click()
+    expect(tv.page.locator(".lobby-seat .tv-tag")).to_have_count(1)
+    expect(tv.page.locator(".lobby-seat .seat-name")).to_have_text(["Bob", "Gran"])
