@@ -41,13 +41,13 @@ def _tv_seat(room: Room, state: GameState | None) -> SeatInfo | None:
 def read_look(game_id: int, slot: int, version: int | None) -> int:
     """The card the TV seat to play reserved blind at `slot` of its reserves (for the host
     screen, which the caller has checked); raises NoLook."""
-    room, _holders, state, _log = read(game_id)
-    seat = _tv_seat(room, state)
-    if seat is None or state is None:
-        raise NoLook(_("Only a player at the TV can look at a card here, on their turn."))
-    if version is not None and version != room.version:
-        raise NoLook(_("The game moved on; look again and ask once more."))
-    found = blind_reserve(state, seat.position, slot)
+    state, position, _version = _tv_turn(
+        game_id,
+        version,
+        NoLook(_("Only a player at the TV can look at a card here, on their turn.")),
+        NoLook(_("The game moved on; look again and ask once more.")),
+    )
+    found = blind_reserve(state, position, slot)
     if found is None:
         raise NoLook(_("There is no card reserved from a deck there."))
     return found
@@ -61,12 +61,25 @@ def look_html(card_id: int, slot: int) -> str:
 
 def read_for_tv_hint(game_id: int, version: int | None) -> tuple[GameState, int, int]:
     """The state, seat position and version to hint from, for the TV seat to play."""
+    return _tv_turn(
+        game_id,
+        version,
+        NoHint(_("A hint is only for a player at the TV, on their turn.")),
+        NoHint(_("The game moved on; look again and ask once more.")),
+    )
+
+
+def _tv_turn(
+    game_id: int, version: int | None, not_tv: Exception, moved_on: Exception
+) -> tuple[GameState, int, int]:
+    """The state, the position of the TV seat to play and the version, read once; raises
+    `not_tv` if no seat on the TV is to play, `moved_on` if the page showed another version."""
     room, _holders, state, _log = read(game_id)
     seat = _tv_seat(room, state)
     if seat is None or state is None:
-        raise NoHint(_("A hint is only for a player at the TV, on their turn."))
+        raise not_tv
     if version is not None and version != room.version:
-        raise NoHint(_("The game moved on; look again and ask once more."))
+        raise moved_on
     return state, seat.position, room.version
 
 

@@ -35,18 +35,25 @@ def _require_lobby(game: Game) -> None:
         raise Refused(_("This game has already started."))
 
 
+def _free_seat(game_id: int, host_key: str) -> tuple[Game, int]:
+    """The host's lobby, locked, and the position of its next empty seat (inside the
+    caller's transaction); refused to any other screen, after the deal, or at four."""
+    game = lock(game_id)
+    require_host(game, host_key)
+    _require_lobby(game)
+    count = game.seats.count()
+    if count >= MAX_SEATS:
+        raise Refused(_("The table is full: four players already."))
+    return game, count
+
+
 def add_bot(game_id: int, host_key: str, kind: str = BotLevel.MEDIUM) -> Seat:
     """Fill the next empty seat with a bot of this level (or an engine bot's name, stored
     as the level it plays at); screens name it per language."""
     if kind not in BOT_KINDS:
         raise Refused(_("There is no such bot."))
     with transaction.atomic():
-        game = lock(game_id)
-        require_host(game, host_key)
-        _require_lobby(game)
-        count = game.seats.count()
-        if count >= MAX_SEATS:
-            raise Refused(_("The table is full: four players already."))
+        game, count = _free_seat(game_id, host_key)
         taken = set(game.seats.values_list("bot_number", flat=True))
         number = min(set(range(1, MAX_SEATS + 1)) - taken)
         # The stored name is a language-neutral fallback; screens show seat_name().
@@ -69,12 +76,7 @@ def add_tv_player(game_id: int, host_key: str, name: str) -> Seat:
     if not name:
         raise Refused(_("Please type the player's name."))
     with transaction.atomic():
-        game = lock(game_id)
-        require_host(game, host_key)
-        _require_lobby(game)
-        count = game.seats.count()
-        if count >= MAX_SEATS:
-            raise Refused(_("The table is full: four players already."))
+        game, count = _free_seat(game_id, host_key)
         seat = Seat.objects.create(
             game=game, position=count, name=name, role=SeatRole.HUMAN, played_on=PlayedOn.TV
         )

@@ -117,14 +117,20 @@ def _fresh_rejoin_code(game: Game, used: str) -> str:
             return code
 
 
+def _host_seat(game_id: int, host_key: str, position: int) -> tuple[Game, Seat | None]:
+    """A running game, locked for its host screen (inside the caller's transaction), and
+    its seat at `position` if there is one."""
+    game = lock(game_id)
+    require_host(game, host_key)
+    if game.status != Game.Status.PLAYING:
+        raise Refused(_("The game is not running."))
+    return game, game.seats.filter(position=position).first()
+
+
 def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
     """Let a bot play a seat whose player left; they can take it back with their code."""
     with transaction.atomic():
-        game = lock(game_id)
-        require_host(game, host_key)
-        if game.status != Game.Status.PLAYING:
-            raise Refused(_("The game is not running."))
-        seat = game.seats.filter(position=position).first()
+        game, seat = _host_seat(game_id, host_key, position)
         if seat is None or seat.bot_plays:
             raise Refused(_("A bot already plays that seat."))
         seat.role = SeatRole.STAND_IN
@@ -137,11 +143,7 @@ def hand_to_bot(game_id: int, host_key: str, position: int) -> Seat:
 def play_on_tv_again(game_id: int, host_key: str, position: int) -> Seat:
     """Take a seat played on the TV back from the stand-in the host let play it."""
     with transaction.atomic():
-        game = lock(game_id)
-        require_host(game, host_key)
-        if game.status != Game.Status.PLAYING:
-            raise Refused(_("The game is not running."))
-        seat = game.seats.filter(position=position).first()
+        game, seat = _host_seat(game_id, host_key, position)
         if seat is None or not seat.on_tv or seat.role != SeatRole.STAND_IN:
             raise Refused(_("No bot plays for a player at the TV there."))
         seat.role = SeatRole.HUMAN
