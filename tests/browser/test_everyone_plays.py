@@ -255,9 +255,7 @@ def the_marks(tv: Table) -> None:
     carries either mark)."""
     expect(tv.page.locator('.player[data-seat="0"] .tv-tag')).to_have_text("plays on the TV")
     expect(tv.page.locator(".player .tv-tag")).to_have_count(1)
-    expect(tv.page.locator('.player[data-seat="2"] .tag.shares')).to_have_text(
-        "shares Ada’s phone"
-    )
+    expect(tv.page.locator('.player[data-seat="2"] .tag.shares')).to_have_text("shares Ada’s phone")
     expect(tv.page.locator(".player .tag.shares")).to_have_count(1)
 
 
@@ -344,7 +342,7 @@ def test_a_family_plays_a_whole_game_tv_seat_shared_phone_and_bot(
         tv.reach(before + 1)
 
     elapsed = time.monotonic() - started
-    print(f"Game over after {elapsed:.1f} s: {dict(done)}; Tia's turns {tv_turns}; {Counter(passes)}")
+    print(f"Game over after {elapsed:.1f} s: {dict(done)}; Tia: {tv_turns}; {Counter(passes)}")
     assert checked == {
         "axe-tv",
         "blind",
@@ -388,9 +386,7 @@ def own_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> It
     finally:
         server.stop()
         for log in server.logs():
-            (ARTIFACTS / artifact_name(f"everyone-plays-{log.name}")).write_bytes(
-                log.read_bytes()
-            )
+            (ARTIFACTS / artifact_name(f"everyone-plays-{log.name}")).write_bytes(log.read_bytes())
 
 
 @pytest.fixture
@@ -412,12 +408,18 @@ def moves(server: LiveServer, code: str) -> list[tuple[int, int, str]]:
     return [(int(i), int(s), str(n)) for i, s, n in rows]
 
 
-def connected(screen: Table | Phone, version: int = -1) -> None:
-    """Wait until the page's socket is open again and it shows `version` (or later)."""
+def sockets_opened(screen: Table | Phone) -> int:
+    return int(screen.page.evaluate("window.__ws.opened"))
+
+
+def reconnected(screen: Table | Phone, opened: int, version: int = -1) -> None:
+    """Wait until the page opened a socket after its `opened` ones, is connected, shows
+    `version` (or later) and has every update the server had for it."""
     screen.page.wait_for_function(
-        "([holder, v]) => window.splendorLive && window.splendorLive.state() === 'open'"
+        "([opened, holder, v]) => window.__ws.opened > opened && window.splendorLive"
+        " && window.splendorLive.state() === 'open'"
         " && (v < 0 || Number(document.querySelector(holder)?.dataset.version) >= v)",
-        arg=[screen.version_holder, version],
+        arg=[opened, screen.version_holder, version],
     )
     screen.settle()
 
@@ -475,10 +477,11 @@ def test_a_restart_during_the_tv_turn_with_the_phone_behind_its_curtain(
 
     # The server dies and comes back on its port and file.
     phone.page.evaluate(HAND_WATCH)
+    opened = sockets_opened(tv), sockets_opened(phone)
     own_server.kill()
     own_server.start()
-    connected(tv, version)
-    connected(phone)
+    reconnected(tv, opened[0], version)
+    reconnected(phone, opened[1])
 
     # Nothing lost; the phone behind its curtain, no hand drawn before the tap.
     assert own_server.version(code) == version
@@ -498,6 +501,7 @@ def test_a_restart_during_the_tv_turn_with_the_phone_behind_its_curtain(
     expect(phone.page.locator("#curtain-title")).to_have_text("Pass the phone to Ada")
     assert phone.page.evaluate("window.__handDrawn") == 0, "a hand was drawn before the tap"
     uncover(phone, "Ada")
+    assert phone.page.evaluate("window.__handDrawn") > 0  # the watch sees a hand drawn
     phone_plays(phone)
     tv.reach(version + 2)
     assert own_server.version(code) == version + 2
