@@ -125,9 +125,9 @@ def hold_to_look(tv: Table) -> None:
     pause(tv)
     tv.page.mouse.up()
     expect(look).to_have_count(0)
-    assert tv.page.locator(f'#tv-look, {TURN} [data-look="0"]').evaluate_all(
-        "(els, id) => els.every((e) => !e.querySelector(`[data-card='${id}']`))", seen
-    ), f"card {seen} is still in the page after the release"
+    assert seen and f'data-card="{seen}"' not in tv.page.content(), (
+        f"card {seen} is still in the TV's page after the release"
+    )
 
 
 def tv_plays(tv: Table, state: dict[str, Any]) -> str:
@@ -368,6 +368,11 @@ def test_a_family_plays_a_whole_game_tv_seat_shared_phone_and_bot(
     expect(phone.page.locator(".status .opponent .who")).to_have_count(4)
     named = phone.page.locator(".status .opponent .who").all_inner_texts()
     assert set(named) == family, named
+    # The phone shows the result of the hand it was showing (its player's place).
+    expect(phone.page.locator("#hand .result h1")).to_have_text(
+        re.compile(r"^(You win!|You share the victory!|You finished #[2-4])$")
+    )
+    expect(phone.page.locator("#turn-cue.show")).to_have_count(0)  # a turn's cue faded
     tv.shot("everyone-plays-end")
     phone.shot("everyone-plays-phone-end", full_page=True)
 
