@@ -100,12 +100,14 @@ def tv_take(tv: Table, takes: list[str]) -> None:
 
 
 def tv_reserve_blind(tv: Table) -> None:
-    """With the keyboard: the level-1 deck on the board, Enter, then its sheet's reserve."""
-    deck = tv.page.locator(".board #table-deck-1[data-tv-open]")
+    """With the keyboard: the lowest deck left on the board, Enter, then its sheet's
+    reserve, Enter."""
+    deck = tv.page.locator('.board [id^="table-deck-"][data-tv-open]').first
+    level = (deck.get_attribute("id") or "").rsplit("-", 1)[-1]
     deck.focus()
     pause(tv)
     tv.page.keyboard.press("Enter")
-    reserve = tv.page.locator('#sheet [data-action="reserve:d1"]')
+    reserve = tv.page.locator(f'#sheet [data-action="reserve:d{level}"]')
     expect(reserve).to_be_focused()
     pause(tv)
     tv.page.keyboard.press("Enter")
@@ -254,6 +256,8 @@ def the_marks(tv: Table) -> None:
     """The TV's seat panels: Tia plays on the TV, Ben shares Ada's phone (and nobody else
     carries either mark)."""
     expect(tv.page.locator('.player[data-seat="0"] .tv-tag')).to_have_text("plays on the TV")
+    expect(tv.page.locator('.player[data-seat="0"] .tv-tag')).to_be_visible()
+    expect(tv.page.locator('.player[data-seat="2"] .tag.shares')).to_be_visible()
     expect(tv.page.locator(".player .tv-tag")).to_have_count(1)
     expect(tv.page.locator('.player[data-seat="2"] .tag.shares')).to_have_text("shares Ada’s phone")
     expect(tv.page.locator(".player .tag.shares")).to_have_count(1)
@@ -362,7 +366,14 @@ def test_a_family_plays_a_whole_game_tv_seat_shared_phone_and_bot(
     expect(end_screen.locator(".ranking tbody tr")).to_have_count(4)
     ranked = end_screen.locator(".ranking tbody tr td:nth-child(2)").all_inner_texts()
     assert set(ranked) == family, ranked
+    # Put the results aside to look at the final table: the seats keep their marks.
+    tv_click(tv, "#end-close")
+    expect(end_screen).to_be_hidden()
     the_marks(tv)
+    for seat, name in enumerate(("Tia", "Ada", "Ben", bot)):
+        expect(tv.player(seat).locator("header .name")).to_have_text(name)
+    tv_click(tv, "#show-results")
+    expect(end_screen).to_be_visible()
     phone.settle()
     expect(phone.page.locator(".status .turn-line")).to_have_text("Game over")
     expect(phone.page.locator(".status .opponent .who")).to_have_count(4)
