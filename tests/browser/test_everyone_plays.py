@@ -318,9 +318,9 @@ def test_a_family_plays_a_whole_game_tv_seat_shared_phone_and_bot(
             continue
 
         # Ada's or Ben's turn, on the shared phone.
-        phone.page.wait_for_function(CURTAIN_OR_TURN)
         if name != shown:
             # Another of the phone's players: the curtain first, whatever the last hand.
+            expect(phone.page.locator("#curtain-title")).to_have_text(f"Pass the phone to {name}")
             asked = behind_the_curtain(phone)
             assert asked == name, f"the curtain asks for {asked} on {name}’s turn"
             if "axe-curtain" not in checked:
@@ -340,6 +340,7 @@ def test_a_family_plays_a_whole_game_tv_seat_shared_phone_and_bot(
                 uncover(phone, name)
                 checked.add("hand-reload")
         expect(phone.page.locator("#whose-hand .whose")).to_have_text(f"{name}’s hand")
+        expect(phone.page.locator("#hand.my-turn")).to_have_count(1)
         before = phone.version()
         done[phone_plays(phone)] += 1
         phone.page.wait_for_function(PHONE_WAITS, arg=before)
