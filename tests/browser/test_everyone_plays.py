@@ -311,6 +311,7 @@ def test_a_family_plays_a_whole_game_tv_seat_shared_phone_and_bot(
                 expect(tv.page.locator(TURN)).to_have_count(1)
                 expect(tv.page.locator("#tv-turn-title")).to_contain_text("Tia’s turn")
                 assert tv.version() == version, "the reloaded TV shows another change"
+                the_marks(tv)  # mid-game, as after a reload
                 state = tv_state(tv)
                 checked.add("tv-reload")
             done[tv_plays(tv, state)] += 1
