@@ -263,6 +263,7 @@ def the_marks(tv: Table) -> None:
     expect(tv.page.locator(".player .tag.shares")).to_have_count(1)
 
 
+@pytest.mark.slow  # a whole game at a human pace: about 70 s, so it starts early
 def test_a_family_plays_a_whole_game_tv_seat_shared_phone_and_bot(
     recorder: Recorder, tv: Table, axe: Path
 ) -> None:
