@@ -89,7 +89,7 @@ ada = game.seats.get(position=0)
 print(
     [getattr(read[0], n) for n in names] == [getattr(game, n) for n in names],
     [s.pk for s in read[1]] == [s.pk for s in game.seats.order_by("position")],
-    store.who(game.code, "ka") == (game.id, "host", ada.pk, False),
+    store.who(game.code, "ka") == (game.id, "host", ada.pk, False, (ada.pk,)),
     store.who("NOPE", "ka") is None,
     store.progress(game.id) == (game.version, game.status, game.stand_in_after),
 )
