@@ -321,6 +321,10 @@ def test_the_lobby_form_adds_a_player_without_a_phone_for_the_host_only() -> Non
     host.cookies["sessionid"] = table.host_session
     assert host.post(url, {"name": "  Ada "}).status_code == 302
     assert host.post(url, {"name": ""}).status_code == 302  # refused in words
+    # Bytes that are not text, raw or percent-encoded, and control characters seat nobody.
+    form = "application/x-www-form-urlencoded"
+    for body in (b"name=Ed\xff\xfe", b"name=Ed%FF", b"name=%07%1B"):
+        assert host.post(url, body, content_type=form).status_code == 302
     assert seats(table.game_id) == [(0, "Bob", "human", "phone"), (1, "Ada", "human", "tv")]
 
 
