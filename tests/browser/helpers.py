@@ -102,11 +102,21 @@ def drawn_fonts(page: Page, selector: str, timeout: float = 10.0) -> list[str]:
     Asked again until it names one: a region the socket swaps in just then is a node
     DevTools has not laid out yet, for which it names none (seen on a busy machine)."""
     deadline = time.monotonic() + timeout
+    page.locator(selector).first.wait_for(state="visible", timeout=timeout * 1000)
     while True:
         fonts = _platform_fonts(page, selector)
         if fonts or time.monotonic() > deadline:
             return fonts
-        page.wait_for_timeout(100)
+        next_frame(page)
+
+
+# Resolves once the page has drawn two more frames: what it holds now is laid out.
+NEXT_FRAME_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def next_frame(page: Page) -> None:
+    """Wait until the page has drawn what it holds (a condition, not a stretch of time)."""
+    page.evaluate(NEXT_FRAME_JS)
 
 
 def _platform_fonts(page: Page, selector: str) -> list[str]:

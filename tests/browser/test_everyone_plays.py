@@ -23,21 +23,21 @@ from playwright.sync_api import Browser, expect
 
 from tests.browser.conftest import recording
 from tests.browser.helpers import (
-    ARTIFACTS,
     PHONE_STATE_JS,
     Phone,
     Recorder,
     Table,
     axe_violations,
+    next_frame,
 )
 from tests.browser.live_server import COMPRESSED, LiveServer
+from tests.browser.test_faults import serve
 from tests.browser.test_shared_phone import add_second_player, behind_the_curtain
-from tests.workers import artifact_name
 
 pytestmark = pytest.mark.browser
 
 TURN = "#tv-turn #hand"
-PAUSE = 150  # milliseconds a person takes between two taps or clicks
+PAUSE = 150  # milliseconds a person's click or key press lasts
 TIME_CAP = 150.0  # seconds of play before the game must have ended
 TURN_CAP = 200  # human turns (TV and phone)
 # Anything of a hand drawn in the phone's page, counted from the moment it is set up:
@@ -65,7 +65,9 @@ CURTAIN_OR_TURN = (
 
 
 def pause(screen: Table | Phone) -> None:
-    screen.page.wait_for_timeout(PAUSE)
+    """A person looks before they tap: the page has drawn what it holds (the taps and
+    key presses themselves last PAUSE, as a person's do)."""
+    next_frame(screen.page)
 
 
 def whose_turn(tv: Table, humans: tuple[str, ...]) -> str:
@@ -89,7 +91,7 @@ def tv_state(tv: Table) -> dict[str, Any]:
 
 def tv_click(tv: Table, selector: str) -> None:
     pause(tv)
-    tv.page.locator(selector).first.click()
+    tv.page.locator(selector).first.click(delay=PAUSE)
 
 
 def tv_take(tv: Table, takes: list[str]) -> None:
@@ -106,11 +108,11 @@ def tv_reserve_blind(tv: Table) -> None:
     level = (deck.get_attribute("id") or "").rsplit("-", 1)[-1]
     deck.focus()
     pause(tv)
-    tv.page.keyboard.press("Enter")
+    tv.page.keyboard.press("Enter", delay=PAUSE)
     reserve = tv.page.locator(f'#sheet [data-action="reserve:d{level}"]')
     expect(reserve).to_be_focused()
     pause(tv)
-    tv.page.keyboard.press("Enter")
+    tv.page.keyboard.press("Enter", delay=PAUSE)
 
 
 def hold_to_look(tv: Table) -> None:
@@ -398,14 +400,7 @@ def test_a_family_plays_a_whole_game_tv_seat_shared_phone_and_bot(
 def own_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator[LiveServer]:
     """A server of this module's own, which its test kills and starts again, on the
     compressed clock (as test_faults')."""
-    server = LiveServer(tmp_path_factory.mktemp("everyone-plays"), clock=COMPRESSED)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-        for log in server.logs():
-            (ARTIFACTS / artifact_name(f"everyone-plays-{log.name}")).write_bytes(log.read_bytes())
+    yield from serve(tmp_path_factory, "everyone-plays", COMPRESSED)
 
 
 @pytest.fixture
