@@ -11,13 +11,17 @@ hard bot says what it would have played instead, from that seat's own view.
 
 Every position has a random generator of its own, seeded from the analysis seed
 and the turn, so the story is the same whatever order the work is done in.
+
+Cost: a greedy playout takes a few milliseconds (about 10 from a four-player
+deal, less later), so DEFAULT_PLAYOUTS for the hundred turns of a four-player
+game, plus the hard bot's eight searches, take about half a minute of one core.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -422,8 +426,8 @@ def analyse_from(
         winners=result.winners if result else (),
         ended_by=result.ended_by if result else "",
     )
-    better = _better_moves(story, turns, playouts, seed, tick)
-    return Story(story.players, story.playouts, story.turns, better, story.winners, story.ended_by)
+    # The best and worst turns are read from the story itself, so `better` names them.
+    return replace(story, better=_better_moves(story, turns, playouts, seed, tick))
 
 
 def _better_moves(
