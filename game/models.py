@@ -248,3 +248,30 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"Seat {self.seat_id} of game {self.game_id} on {self.channel}"
+
+
+class Analysis(models.Model):
+    """The story of a finished game (game.engine.story), computed once in the background.
+
+    Made when the game ends (or is imported finished); `done` of `total` positions
+    are analysed while it runs, so the screens can show its progress. `story` is
+    `Story.to_dict()` once done. The chances it holds are shown only for a game that
+    is over: the row is made only then.
+    """
+
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
+    playouts = models.PositiveIntegerField()
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    story = models.JSONField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Analysis of game {self.game_id} ({self.status} {self.done}/{self.total})"

@@ -20,7 +20,7 @@ from game.web import flow  # noqa: E402
 from game.web.handshake import SameOriginValidator  # noqa: E402
 from game.web.routing import websocket_urlpatterns  # noqa: E402
 from game.web.startup import Starting  # noqa: E402
-from game.writer import bot_turns, housekeeping  # noqa: E402
+from game.writer import analyst, bot_turns, housekeeping  # noqa: E402
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):
@@ -59,3 +59,5 @@ get_channel_layer()
 housekeeping.start_in_background()
 # Bot turns nobody plays (the server restarted, another process died) are taken up.
 bot_turns.scheduler.start_sweep()
+# The stories of finished games not yet told (the server stopped during one) are told.
+analyst.analyst.start()

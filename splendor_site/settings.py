@@ -294,6 +294,12 @@ SPLENDOR_HARD_BOT_SECONDS = float(os.environ.get("SPLENDOR_HARD_BOT_SECONDS", "1
 # restart, or when the process that claimed one died) every two seconds or so. Off
 # under pytest unless a test asks: a test's games are its own.
 SPLENDOR_BOT_SWEEP = _env_flag("SPLENDOR_BOT_SWEEP", "0" if "pytest" in sys.modules else "1")
+# The story of each finished game (game.writer.analyst): greedy playouts per position
+# for each seat's chance of winning (48: about 30 s for a game of four, in a process
+# of its own at low priority, one analysis at a time). Off under pytest unless a test
+# asks: most tests end games they never look at again.
+SPLENDOR_ANALYSIS = _env_flag("SPLENDOR_ANALYSIS", "0" if "pytest" in sys.modules else "1")
+SPLENDOR_ANALYSIS_PLAYOUTS = max(1, int(_env_number("SPLENDOR_ANALYSIS_PLAYOUTS", 48)))
 # Seconds the search thinks when a player asks "Suggest a move".
 SPLENDOR_HINT_SECONDS = float(os.environ.get("SPLENDOR_HINT_SECONDS", "1.0"))
 

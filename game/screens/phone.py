@@ -302,6 +302,7 @@ def _playing(
         "phone/regions/turn.html",
         {
             "outcome": facts.outcome(view, room),
+            "code": room.code,
             "me_position": position,
             "my_turn": my_turn,
             "phase": view.phase,

@@ -239,6 +239,9 @@ def _table(
     if outcome is not None:
         context = {"outcome": outcome, "is_host": host["is_host"], "csrf": host["csrf"]}
         context["snap"] = {"code": room.code}
+        # The game's story (game.web.story_views), asked for as the end screen appears; a
+        # replay (no join address) draws its own.
+        context["story"] = bool(host["url"])
         found["end"] = regions.render("host/regions/end.html", context)
     return found
 

@@ -14,15 +14,18 @@ from typing import Any
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext as _
+from markupsafe import Markup
 
 from game.bot_levels import seat_name
 from game.engine import GameState, new_game, outcome, parse_action
 from game.engine.rules import apply_action
+from game.engine.story import PlayedGame
 from game.models import Game
 from game.records import archive
-from game.screens import first_paint
-from game.storage import history, names
+from game.screens import first_paint, story
+from game.storage import analyses, history, names
 from game.storage.readmodel import Room, SeatInfo, shared_phones
 from game.writer.games import load_state
 
@@ -200,7 +203,10 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
     state = new_game(game.seats.count(), game.seed, game.first_player, game.house_no_gold_small)
     told = history.play_through(state, moves[: ends[step]])  # the state and its turns
     room = _room(game, state)
+    chart = _story_chart(game, moves, step)
     return {
+        "chart": chart,
+        "chart_open": False,
         "snap": room,
         # The TV's own table regions, from the table's projection at that step.
         "table": first_paint.render_replay_table(room, state, history.encode_recent(told)),
@@ -212,10 +218,33 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
     }
 
 
+def _story_chart(game: Game, moves: list[str], step: int) -> Markup | None:
+    """A finished game's chart (its chances once analysed, else its points), the current
+    turn's round marked and each round a link to its last turn; None while it is played."""
+    found = analyses.told(game)
+    if game.status != Game.Status.OVER:
+        return None
+    names = [seat.name for seat in game.seats.order_by("position")]
+    played = PlayedGame(
+        game.seats.count(), game.seed, tuple(moves), game.first_player, game.house_no_gold_small
+    )
+    points = story.points_by_round(played)
+    here = reverse("replay", args=[game.code])
+    current = next((x for x, turns in enumerate(points.turns) if turns >= step), None)
+
+    def link(x: int) -> str:
+        return f"{here}?step={points.turns[x]}&chart=1"
+
+    if found is not None and found.story is not None:
+        return story.chances_chart(found.story, names, story.REPLAY_CHART, link, current)
+    return story.points_chart(points, names, None, story.REPLAY_CHART, link, current)
+
+
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     """The replay viewer: the whole page, or only its #replay region for htmx."""
     game = _started_game(code)
     context = replay_context(game, request.GET.get("step"))
+    context["chart_open"] = request.GET.get("chart") == "1"
     if request.headers.get("HX-Request") == "true":  # htmx asks for the region only
         return render(request, "replay/step.html", context)
     context["downloadable"] = _may_download(game, str(request.session.get("player_key", "")))

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from game.web import archive_views, help_views, household_views, views
+from game.web import archive_views, help_views, household_views, story_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -23,6 +23,8 @@ urlpatterns = [
     path("games/", archive_views.games, name="games"),
     path("games/<str:code>/record.txt", archive_views.export, name="export"),
     path("replay/<str:code>/", archive_views.replay, name="replay"),
+    path("story/<str:code>/", story_views.story_tv, name="story_tv"),
+    path("story/<str:code>/mine/", story_views.story_mine, name="story_mine"),
     path("play/<str:code>/log/", help_views.game_log, name="game_log"),
     path("how-to-play/", help_views.how_to_play, name="how_to_play"),
     path("players/", household_views.players, name="players"),

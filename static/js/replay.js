@@ -44,7 +44,16 @@
     }
   });
 
+  // The chart of the game stays open (or closed) from one step to the next.
+  var chartOpen = false;
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var chart = document.getElementById("replay-story");
+    if (e.detail.target && e.detail.target.id === "replay") chartOpen = !!(chart && chart.open);
+  });
+
   document.addEventListener("htmx:afterSwap", function (e) {
+    var chart = document.getElementById("replay-story");
+    if (chart && chartOpen) chart.open = true;
     if (timer !== null && e.detail.target && e.detail.target.id === "replay") schedule();
   });
 

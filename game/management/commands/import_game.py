@@ -11,9 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from game.models import Analysis, Game
 from game.records import archive
+from game.writer.analyst import analyst
 
 
 def read_record(path: str) -> archive.Record:
@@ -33,6 +36,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the game record to import")
+        parser.add_argument(
+            "--no-analysis",
+            action="store_true",
+            help="store a finished game without telling its story now (the server will)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         record = read_record(options["file"])
@@ -43,3 +51,18 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Imported game {game.code}: {game.moves.count()} moves, {game.get_status_display()}."
         )
+        if game.status == Game.Status.OVER:
+            self.analyse(game, wait=not options["no_analysis"])
+
+    def analyse(self, game: Game, wait: bool) -> None:
+        """Tell a finished game's story as a game played here gets it, or leave its row
+        waiting for the server to take up at its next start."""
+        if not wait:
+            Analysis.objects.get_or_create(
+                game=game, defaults={"playouts": settings.SPLENDOR_ANALYSIS_PLAYOUTS}
+            )
+            return
+        self.stdout.write("Telling the story of the game (each player's chances, turn by turn)…")
+        analyst.begin(game.pk)
+        analyst.wait(timeout=3600)
+        self.stdout.write(f"Analysis: {Analysis.objects.get(game=game).status}.")

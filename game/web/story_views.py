@@ -1,0 +1,61 @@
+"""The story of a finished game: the TV's charts and words, and each phone's own summary.
+
+Fragments the end screens ask for with htmx as they appear, and again every few
+seconds while the analysis runs (the fragment stops asking once it is told). A
+game still being played has no story (404): chances are shown only after the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
+
+from game.models import Game
+from game.screens import story
+from game.storage.analyses import Told, told
+from game.writer.analyst import played_game
+
+
+def _finished(code: str) -> Game:
+    game = get_object_or_404(Game, code=code.upper())
+    if game.status != Game.Status.OVER:
+        raise Http404("the game is not over")
+    return game
+
+
+def _names(game: Game) -> list[str]:
+    return [seat.name for seat in game.seats.order_by("position")]
+
+
+def polling(found: Told | None) -> bool:
+    """Ask again while the analysis waits or runs."""
+    return found is None or found.story is None and not found.failed
+
+
+@require_safe
+def story_tv(request: HttpRequest, code: str) -> HttpResponse:
+    """The TV end screen's story: the points chart at once, the chances once analysed."""
+    game = _finished(code)
+    found = told(game)
+    context: dict[str, Any] = story.tv_context(found, played_game(game), _names(game))
+    context.update(code=game.code, polling=polling(found))
+    return render(request, "story/tv.html", context)
+
+
+@require_safe
+def story_mine(request: HttpRequest, code: str) -> HttpResponse:
+    """A phone's own summary of the game, for each seat it held."""
+    game = _finished(code)
+    key = str(request.session.get("player_key", ""))
+    seats = list(game.seats.filter(player_key=key).order_by("position")) if key else []
+    if not seats:
+        raise Http404("this phone had no seat in the game")
+    found = told(game)
+    played = played_game(game)
+    names = _names(game)
+    summaries = [story.phone_context(found, played, names, seat.position) for seat in seats]
+    context = {"summaries": summaries, "code": game.code, "polling": polling(found)}
+    return render(request, "story/phone.html", context)
