@@ -257,10 +257,25 @@ class Figures:
     average: float
     best: int
     last: Played
+    played: tuple[Played, ...] = ()  # the entry's games, oldest first
 
     @property
     def last_placing(self) -> Placing:
         return self.last.placings[self.entry.key]
+
+    def recent(self, count: int) -> list[tuple[Played, Placing]]:
+        """The entry's last `count` games and how it did in each, oldest first."""
+        key = self.entry.key
+        return [(game, game.placings[key]) for game in self.played[-count:]] if count > 0 else []
+
+    def win_rates(self) -> list[float]:
+        """The share of its games the entry had won after each of them (a shared win counts)."""
+        key = self.entry.key
+        rates, wins = [], 0
+        for number, game in enumerate(self.played, start=1):
+            wins += game.placings[key].won
+            rates.append(wins / number)
+        return rates
 
 
 def figures(played: list[Played]) -> list[Figures]:
@@ -283,6 +298,7 @@ def figures(played: list[Played]) -> list[Figures]:
                 average=sum(points) / len(points),
                 best=max(points),
                 last=latest,
+                played=tuple(games),
             )
         )
     found.sort(key=lambda f: (bool(f.entry.level), -f.wins, -f.games, f.entry.key))

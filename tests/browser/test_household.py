@@ -54,6 +54,14 @@ def test_the_players_page_in_german_forgets_a_player_after_asking(
     expect(table.get_by_role("columnheader", name="Siege")).to_be_visible()
     expect(table.locator('tr[data-key="bot:medium"] th')).to_have_text("Bot (mittel)")
     expect(table.locator('tr[data-key="ελένη"] th')).to_have_text("ελένη")
+    # Each player's last games and win rate: pictures the server drew, beside their numbers.
+    cards = page.locator("#form .form-card")
+    expect(cards).to_have_count(5)  # the players; bot levels have no card
+    ada = page.locator('#form .form-card[data-key="ada"]')
+    expect(ada.locator('svg.chart[role="img"]')).to_have_count(3)
+    expect(ada.locator("svg.chart title").first).to_have_text("ada: Punkte in den letzten Spielen")
+    ada.get_by_text("Die Zahlen").click()  # a <details>: no script
+    expect(ada.locator("table.last-games tbody tr")).to_have_count(3)
     found += axe_violations(page, axe, "Players page on the TV")
 
     # Head to head, without any script: a plain form.
@@ -61,6 +69,14 @@ def test_the_players_page_in_german_forgets_a_player_after_asking(
     page.locator("#duel-b").select_option("bob")
     page.get_by_role("button", name="Vergleichen").click()
     expect(page.locator("#duel caption")).to_contain_text("gemeinsame Spiele")
+    expect(page.locator(".duel-charts svg.chart")).to_have_count(2)
+    # The pictures' text as drawn on the TV: its font size in viewBox units times the scale.
+    sizes = page.evaluate(
+        """() => [...document.querySelectorAll('.duel-charts text, .wins-chart text')].map(
+            t => parseFloat(t.closest('[font-size]').getAttribute('font-size'))
+                 * t.ownerSVGElement.getScreenCTM().a)"""
+    )
+    assert sizes and min(sizes) >= 24, sizes
     found += axe_violations(page, axe, "head to head")
 
     # Forget asks first; cancelling keeps her.
