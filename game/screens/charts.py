@@ -147,6 +147,16 @@ def seat_mark(position: int, size: int = 16) -> Markup:
     )
 
 
+def mark_key(kind: str, size: int = 16) -> Markup:
+    """A chart mark's symbol ("noble" or "buy") as a tiny inline SVG, for a key beside the
+    chart (hidden from screen readers: the words beside it say what it means)."""
+    body = _mark(ChartMark(0, 0, kind, ""), 8, 8, 5)
+    return Markup(
+        f'<svg class="mark-key" width="{size}" height="{size}" viewBox="0 0 16 16" '
+        f'aria-hidden="true" focusable="false">{body}</svg>'
+    )
+
+
 def _open(
     role: str, ident: str, width: float, height: float, title: str, description: str, css: str
 ) -> str:

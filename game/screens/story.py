@@ -8,6 +8,7 @@ the analysis (game.engine.story), once it is done. Only finished games get here
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ TV_CHART = Size(760, 270, 24)
 REPLAY_CHART = Size(1100, 320, 24)
 PHONE_CHART = Size(360, 200, 14)
 LEAD_CHANGES_TOLD = 2  # the TV tells the last few lead changes, not all of them
+TRAILING_SPACE = re.compile(r"\s+</span>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +190,8 @@ def _turn_sentence(game: PlayedGame, names: Sequence[str], number: int) -> Marku
     for turn in told.turns:
         if turn.number == number:
             html = jinja.render("parts/turn_events.html", {"turn": turn, "name": names[turn.seat]})
-            return Markup(str(html))  # Django's safe string, rendered escaped
+            # Django's safe string, rendered escaped; a sentence's end follows its last word.
+            return Markup(TRAILING_SPACE.sub("</span>", str(html)).strip())
     return Markup("")
 
 
@@ -244,6 +247,7 @@ def tv_context(told: Told | None, game: PlayedGame, names: Sequence[str]) -> dic
         "words": None,
         "names": names,
         "marks": [charts.seat_mark(p) for p in range(len(names))],
+        "mark_keys": {kind: charts.mark_key(kind) for kind in charts.MARK_KINDS},
     }
     if story is not None:
         context["chances_chart"] = chances_chart(story, names, TV_CHART)

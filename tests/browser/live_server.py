@@ -75,6 +75,9 @@ class LiveServer:
             SPLENDOR_DB_PATH=str(self.db),
             SPLENDOR_HOST=LOOPBACK,  # the QR code encodes a loopback URL
             SPLENDOR_BOT_DELAY="0.05",
+            # Every finished game is analysed as on a real evening, on a budget that
+            # leaves the machine to the tests (the figures are the same code's).
+            SPLENDOR_ANALYSIS_PLAYOUTS="2",
             SPLENDOR_SECRET_KEY=secrets.token_urlsafe(50),
             # As the README runs it: no query log, no template reloads, no static re-scan
             # on each request (WhiteNoise serves the static files either way).

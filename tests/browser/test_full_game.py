@@ -47,6 +47,14 @@ def test_phone_plays_a_bot_to_the_end_and_rematches(recorder: Recorder, tv: Tabl
     expect(end_screen.locator(".ranking tbody tr")).to_have_count(2)
     expect(phone.page.locator("#hand .result h1")).to_be_visible()
     expect(phone.page.locator(".status .turn-line")).to_have_text("Game over")
+    # The game's story: the points at once, then (the server analyses the game in the
+    # background) each player's chances and the turning point; the phone its own summary.
+    expect(end_screen.locator("#points-chart svg")).to_be_visible()
+    expect(end_screen.locator("#chances-chart svg")).to_be_visible(timeout=60000)
+    expect(end_screen.locator("#turning-point")).to_contain_text("chance")
+    summary = phone.page.locator("#my-story .my-summary")
+    expect(summary.locator(".worst-move, .best-move").first).to_be_visible(timeout=60000)
+    expect(summary.locator(".story-chart svg")).to_have_count(2)
     tv.settle()
     tv.shot("end-screen")
     phone.shot("phone-result", full_page=True)

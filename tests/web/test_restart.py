@@ -84,6 +84,7 @@ def environment(db_path: Path) -> dict[str, str]:
         # The same key in every process, so a session made here is valid there.
         SPLENDOR_SECRET_KEY="restart-test-" + secrets.token_urlsafe(16),
         SPLENDOR_BOT_DELAY="0.01",
+        SPLENDOR_ANALYSIS_PLAYOUTS="2",  # a finished game's story, cheaply
         SPLENDOR_DEBUG="0",
         PYTHONUNBUFFERED="1",
     )

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import re
 from html import unescape
+from io import StringIO
+from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from django.test import Client, override_settings
+from django.utils import timezone
 
 from game.engine.story import Story
-from game.models import Analysis, Game
+from game.models import Analysis, Game, Move
+from game.records import archive
 from game.storage import analyses
-from game.writer.analyst import analyst
-from tests.web.helpers import game, open_lobby, start
+from game.writer.analyst import STALE_AFTER, analyst
+from tests.web.helpers import Table, game, open_lobby, start
 from tests.web.test_archive import finish, finished_game
 from tests.web.test_views import client_for
 
@@ -65,3 +70,77 @@ def test_the_replay_draws_the_chart_with_links_to_each_round() -> None:
     page = unescape(Client().get(f"/replay/{g.code}/?step=3").content.decode())
     assert 'id="replay-story"' in page
     assert re.search(rf'href="/replay/{g.code}/\?step=\d+&chart=1"', page)
+
+
+def finished_table(names: tuple[str, ...] = ("Ada", "Ben"), bots: int = 0) -> tuple[Table, Game]:
+    table = open_lobby(names, bots=bots, seed=5)
+    return table, finish(start(table, first_player=None))
+
+
+def test_each_phone_gets_its_own_summary_and_no_one_elses() -> None:
+    table, g = finished_table()
+    analysed(g)
+    ada = client_for(table.player(0).key).get(f"/story/{g.code}/mine/").content.decode()
+    assert ada.count('class="my-summary"') == 1 and "Your game" in ada
+    assert "best-move" in ada or "worst-move" in ada
+    assert "Ben" in ada  # against the winner, or the best of the others for a winner
+    assert Client().get(f"/story/{g.code}/mine/").status_code == 404  # no seat: no summary
+    stranger = client_for("someone-else").get(f"/story/{g.code}/mine/")
+    assert stranger.status_code == 404
+
+
+def test_a_shared_phone_gets_a_summary_for_each_of_its_players() -> None:
+    table, g = finished_table(("Ada", "Ben", "Cy"))
+    ada = table.player(0).key
+    g.seats.filter(position=1).update(player_key=ada)  # Ben played on Ada's phone
+    page = client_for(ada).get(f"/story/{g.code}/mine/").content.decode()
+    assert page.count('class="my-summary"') == 2
+    assert "Ada's game" in unescape(page) and "Ben's game" in unescape(page)
+    assert 'hx-trigger="every 3s"' in page  # the analysis is not told yet: it asks again
+
+
+def test_a_finished_game_starts_its_analysis_when_the_setting_is_on() -> None:
+    with override_settings(SPLENDOR_ANALYSIS=True, SPLENDOR_ANALYSIS_PLAYOUTS=PLAYOUTS):
+        g = finished_game(seed=6, names=("Ada", "Ben"), bots=0)
+        analyst.wait(timeout=120)
+    assert Analysis.objects.get(game=g).status == Analysis.Status.DONE
+    running = start(open_lobby(("Cy", "Di")), first_player=0)
+    assert not Analysis.objects.filter(game_id=running.game_id).exists()
+
+
+def test_an_analysis_left_by_a_stopped_server_is_taken_up_again() -> None:
+    g = finished_game(seed=5, names=("Ada", "Ben"), bots=0)
+    Analysis.objects.create(game=g, playouts=PLAYOUTS, status=Analysis.Status.RUNNING, done=4)
+    analyst.catch_up()  # running, but written to just now: a living process has it
+    analyst.wait(timeout=120)
+    assert Analysis.objects.get(game=g).status == Analysis.Status.RUNNING
+    Analysis.objects.filter(game=g).update(updated_at=timezone.now() - STALE_AFTER * 2)
+    analyst.catch_up()
+    analyst.wait(timeout=120)
+    assert Analysis.objects.get(game=g).status == Analysis.Status.DONE
+
+
+def test_an_analysis_that_fails_says_so_and_the_points_still_show() -> None:
+    g = finished_game(seed=5, names=("Ada", "Ben"), bots=0)
+    last = Move.objects.filter(game=g).order_by("index").last()
+    assert last is not None
+    Move.objects.filter(pk=last.pk).update(notation="take:zzz")  # a record gone bad
+    analyst.begin(g.pk, PLAYOUTS)
+    analyst.wait(timeout=120)
+    assert Analysis.objects.get(game=g).status == Analysis.Status.FAILED
+    Move.objects.filter(pk=last.pk).update(notation=last.notation)
+    page = Client().get(f"/story/{g.code}/").content.decode()
+    assert "could not be worked out" in page and "hx-trigger" not in page
+    assert 'id="points-chart"' in page
+
+
+def test_an_imported_finished_game_is_analysed_by_the_import_command(tmp_path: Path) -> None:
+    g = finished_game(seed=5, names=("Ada", "Ben"), bots=0)
+    path = tmp_path / "game.txt"
+    path.write_text(archive.write(archive.record_of(g)), encoding="utf-8")
+    out = StringIO()
+    with override_settings(SPLENDOR_ANALYSIS_PLAYOUTS=PLAYOUTS):
+        call_command("import_game", str(path), stdout=out)
+    copy = Game.objects.exclude(pk=g.pk).get(status=Game.Status.OVER)
+    assert Analysis.objects.get(game=copy).status == Analysis.Status.DONE
+    assert "Analysis: done." in out.getvalue()
