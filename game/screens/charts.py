@@ -150,7 +150,7 @@ def seat_mark(position: int, size: int = 16) -> Markup:
 def mark_key(kind: str, size: int = 16) -> Markup:
     """A chart mark's symbol ("noble" or "buy") as a tiny inline SVG, for a key beside the
     chart (hidden from screen readers: the words beside it say what it means)."""
-    body = _mark(ChartMark(0, 0, kind, ""), 8, 8, 5)
+    body = _mark(ChartMark(0, 0, kind, ""), 8, 8, 6.5)
     return Markup(
         f'<svg class="mark-key" width="{size}" height="{size}" viewBox="0 0 16 16" '
         f'aria-hidden="true" focusable="false">{body}</svg>'

@@ -78,6 +78,11 @@ def _round_labels(count: int) -> list[str]:
     return [_("Deal") if x == 0 else str(x) for x in range(count)]
 
 
+def _link_label(x: int) -> str:
+    """What a round's link on a chart says to a screen reader."""
+    return _("Go to the deal") if x == 0 else _("Go to round %(round)s") % {"round": x}
+
+
 def _series(names: Sequence[str], rows: Sequence[Sequence[float]]) -> list[charts.Series]:
     return [
         charts.Series(name, position, [row[position] for row in rows])
@@ -127,6 +132,7 @@ def points_chart(
         marks=_marks(story, names),
         current=current,
         link=link,
+        link_label=_link_label,
         title=_("Prestige points after each round"),
         description=_points_description(points, names),
         width=size.width,
@@ -160,6 +166,7 @@ def chances_chart(
         percent=True,
         current=current,
         link=link,
+        link_label=_link_label,
         title=_("Chance of winning after each round, as the table could see it"),
         description=_(
             "Estimated from many games played out from each position by the hard bot's "
