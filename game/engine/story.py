@@ -35,6 +35,11 @@ from game.engine.state import GameState
 DEFAULT_PLAYOUTS = 48  # playouts per position when the caller gives none
 SEARCH_FACTOR = 2  # the hard bot's playout cap per choice, in playouts per position
 DECISIVE = 0.15  # a purchase raising its buyer's chance by this much is marked on a chart
+# The turns whose chances moved most are where the story's words are: their positions are
+# estimated again with SHARPEN_FACTOR times the playouts, so a turning point is a move
+# that mattered rather than the luck of a few playouts.
+SHARPEN_TURNS = 4
+SHARPEN_FACTOR = 4
 PLACES = 4  # chances are kept to this many decimal places (what to_dict writes)
 SCALE = 10**PLACES
 SHARES = 12  # one playout's win, in shares that split evenly between 1 to 4 winners
@@ -402,7 +407,7 @@ def analyse_from(
     """
     turns = turns_of(start, moves)
     players = start.num_players
-    total = len(turns) + 1 + 2 * players
+    total = len(turns) + 1 + 2 * SHARPEN_TURNS + 2 * players
     done = 0
 
     def tick() -> None:
@@ -417,6 +422,8 @@ def analyse_from(
         odds = chances(turn.after, playouts, position_rng(seed, turn.after.turn))
         points.append(_point(turn, round_number, odds))
         tick()
+    states = [start] + [turn.after for turn in turns]
+    points = _sharpened(points, states, playouts * SHARPEN_FACTOR, seed, tick)
     end = turns[-1].after if turns else start
     result = outcome(end)
     story = Story(
@@ -428,6 +435,32 @@ def analyse_from(
     )
     # The best and worst turns are read from the story itself, so `better` names them.
     return replace(story, better=_better_moves(story, turns, playouts, seed, tick))
+
+
+def _sharpened(
+    points: list[TurnPoint],
+    states: Sequence[GameState],
+    playouts: int,
+    seed: int,
+    tick: Callable[[], None],
+) -> list[TurnPoint]:
+    """The positions around the SHARPEN_TURNS turns that moved a chance most, estimated
+    again with `playouts` each (the others keep theirs)."""
+
+    def moved(index: int) -> float:
+        before, after = points[index - 1].chances, points[index].chances
+        return max(abs(a - b) for a, b in zip(after, before, strict=True))
+
+    biggest = sorted(range(1, len(points)), key=lambda i: (-moved(i), i))[:SHARPEN_TURNS]
+    again = sorted({i for turn in biggest for i in (turn - 1, turn)})
+    sharp = list(points)
+    for index in again:
+        rng = position_rng(seed, states[index].turn, "sharpen")
+        sharp[index] = replace(points[index], chances=chances(states[index], playouts, rng))
+        tick()
+    for _ in range(2 * SHARPEN_TURNS - len(again)):
+        tick()  # positions not sharpened (few turns, shared ones) still count
+    return sharp
 
 
 def _better_moves(

@@ -34,7 +34,7 @@ from jinja2.visitor import NodeTransformer
 from markupsafe import Markup, escape
 
 from game.languages import current
-from game.screens import pictures, words
+from game.screens import charts, pictures, words
 
 
 def url(name: str, *args: Any) -> str:
@@ -130,6 +130,7 @@ def environment(**options: Any) -> Environment:
             "card_html": at_render(pictures.card),
             "noble_html": at_render(pictures.noble),
             "turn_html": at_render(pictures.turn_html),
+            "seat_mark": charts.seat_mark,
             "contains": contains,
             "get_item": get_item,
             "date": at_render(date),

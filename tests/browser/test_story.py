@@ -157,6 +157,12 @@ def test_the_end_screen_tells_the_story_on_every_tv_in_three_languages(
                 size, text = smallest_text(page, "#end-screen")
                 least = TV_TEXT_AT_1080 * height / 1080 - 0.5
                 assert size >= least, f"{text} {size:.1f} px: {where}"
+            # The result steps aside for the final table, and comes back.
+            page.locator("#end-close").click()
+            expect(end).to_be_hidden()
+            expect(page.locator(".player .seat-mark")).to_have_count(players)
+            page.locator("#show-results").click()
+            expect(end.locator("#chances-chart svg")).to_be_visible()
 
 
 def test_a_tap_on_the_replays_chart_jumps_to_that_round(

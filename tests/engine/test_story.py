@@ -19,12 +19,15 @@ from game.engine.cards import card
 from game.engine.state import PASSES, POINTS, STALEMATE
 from game.engine.story import (
     DECISIVE,
+    SHARPEN_FACTOR,
+    SHARPEN_TURNS,
     PlayedGame,
     Story,
     TurnPoint,
     analyse,
     analyse_from,
     chances,
+    position_rng,
     turns_of,
 )
 
@@ -435,3 +438,18 @@ def test_progress_counts_to_a_fixed_total():
     assert len(totals) == 1
     assert [done for done, _ in calls] == list(range(1, calls[-1][1] + 1))
     assert calls[-1][0] == calls[-1][1]
+
+
+def test_the_turns_that_moved_most_are_estimated_again_with_more_playouts():
+    game, _ = greedy_game(2, 2)
+    base = 2
+    story = analyse(game, base, seed=3)
+    states = [game.deal()] + [turn.after for turn in turns_of(game.deal(), game.moves)]
+    sharpened = 0
+    for index, point in enumerate(story.turns):
+        plain = chances(states[index], base, position_rng(3, states[index].turn))
+        rng = position_rng(3, states[index].turn, "sharpen")
+        sharp = chances(states[index], base * SHARPEN_FACTOR, rng)
+        assert point.chances in (plain, sharp)
+        sharpened += point.chances == sharp != plain
+    assert 0 < sharpened <= 2 * SHARPEN_TURNS
