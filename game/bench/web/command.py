@@ -93,6 +93,13 @@ class Command(BaseCommand):
             help="seconds the busy games are measured each way, with a game's analysis "
             "running beside them and without (over 3 rounds by turns)",
         )
+        parser.add_argument(
+            "--analysis-period",
+            type=float,
+            default=0.0,
+            help="seconds between a game's actions in the analysis phase (default 0: back "
+            "to back, as the busy games)",
+        )
         parser.add_argument("--no-analysis", action="store_true", help="skip the analysis phase")
         parser.add_argument(
             "--analysis-only",
