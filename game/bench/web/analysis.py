@@ -1,6 +1,6 @@
-"""The analysis scenario: the project's busy games measured by turns with a game's
-analysis running beside them (the process game.writer.analyst starts when a game
-ends) and with none."""
+"""The analysis scenario: the project's --busy-games, paced (config.ANALYSIS_PERIOD),
+measured by turns with a game's analysis running beside them (the process
+game.writer.analyst starts when a game ends) and with none."""
 
 from __future__ import annotations
 

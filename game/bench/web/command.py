@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from game.bench.web import parts
 from game.bench.web.config import (
+    ANALYSIS_PERIOD,
     ANALYSIS_SECONDS,
     CHILD_ENV,
     PING_EVERY,
@@ -90,15 +91,15 @@ class Command(BaseCommand):
             "--analysis-seconds",
             type=float,
             default=ANALYSIS_SECONDS,
-            help="seconds the busy games are measured each way, with a game's analysis "
+            help="seconds the --busy-games are measured each way, with a game's analysis "
             "running beside them and without (over 3 rounds by turns)",
         )
         parser.add_argument(
             "--analysis-period",
             type=float,
-            default=0.0,
-            help="seconds between a game's actions in the analysis phase (default 0: back "
-            "to back, as the busy games)",
+            default=ANALYSIS_PERIOD,
+            help="seconds between a game's actions in the analysis phase (0: back to back, "
+            f"as the busy games; default {ANALYSIS_PERIOD:g})",
         )
         parser.add_argument("--no-analysis", action="store_true", help="skip the analysis phase")
         parser.add_argument(

@@ -27,6 +27,7 @@ from game.bench.web.restart import Restart
 from game.bench.web.scale import Scale, ScaleRound
 from game.bench.web.turns import Rounds, ServerFigures
 from game.screens.wire import Close
+from game.writer.analysis_process import NICENESS
 
 # A figure: its label, the project's and the bare server's values, how to print a value,
 # and the target.
@@ -167,7 +168,7 @@ def _analysis(result: AnalysisRounds) -> list[str]:
         f"project, no analysis: the same games, {none.actions} actions measured in "
         f"{len(result.none)} rounds (server CPU by round {by_round(result.none)}), "
         f"{len(none.errors)} games stopped" + errors_said(none.errors),
-        f"analysis process: python -m game.writer.analysis_process (nice 19, {where} as "
+        f"analysis process: python -m game.writer.analysis_process (nice {NICENESS}, {where} as "
         f"the server's child, {ANALYSIS_PLAYOUTS:,} playouts a position), {throughout}; "
         f"its CPU by round {shares} of a core; load average {running.load}",
     ]
