@@ -43,6 +43,11 @@ ROWS = (
     "restart: listening to every screen current",
     "restart: reconnects per screen, 3 s after",
     "restart: latency p99, 3 s after",
+    # The project's busy games with a game's analysis running and without (with / without).
+    "analysis running: latency p50",
+    "analysis running: latency p99",
+    "analysis running: actions/s (wall)",
+    "analysis running: server CPU per action",
 )
 # Any number the bench may print: 0, tiny, huge, below zero (a difference of two
 # measurements, as the heartbeats' share), inf or nan (a figure not measured).
@@ -123,6 +128,21 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
         assert re.search(rf" [\d,]+ actions, p99 {NUMBER} ms, 0 lost;", restart), restart
         after = next(line for line in lines if line.startswith(f"{name} restart p99 by 2 s "))
         assert re.search(BUCKETS, after), after
+    # The analysis: the project's busy games by turns, an analysis process beside them
+    # and none, in three rounds each way; the process at work throughout each round.
+    cpu = rf"{NUMBER}%"
+    by_round = rf"\(server CPU by round {cpu}, {cpu}, {cpu}\), 0 games stopped$"
+    running = next(line for line in lines if line.startswith("project, analysis running: "))
+    assert re.search(r"^project, analysis running: 3 game\(s\) acting once every ", running)
+    assert re.search(rf" measured in 3 rounds by turns with none running {by_round}", running)
+    none = next(line for line in lines if line.startswith("project, no analysis: "))
+    assert re.search(rf" measured in 3 rounds {by_round}", none), none
+    process = next(line for line in lines if line.startswith("analysis process: "))
+    assert re.search(
+        rf"\(nice 19, .*\), at work throughout each round; its CPU by round {cpu}, {cpu}, "
+        rf"{cpu} of a core; ",
+        process,
+    ), process
     # The flood: another game's TV timed quiet and while one phone floods, on the project.
     flood = next(line for line in lines if line.startswith("flood: "))
     assert re.search(rf"median {NUMBER} ms quiet, {NUMBER} ms while one phone floods", flood), flood
@@ -138,8 +158,9 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
 
 @BENCHMARK
 def test_heartbeats_can_be_turned_off_and_the_restart_skipped() -> None:
-    lines = bench("--no-scale", "--no-heartbeats", "--no-restart", "--no-flood")
+    lines = bench("--no-scale", "--no-heartbeats", "--no-restart", "--no-flood", "--no-analysis")
     assert not any(line.startswith("flood: ") for line in lines)
+    assert not any("analysis" in line for line in lines), lines
     assert "Heartbeats alone: skipped (no heartbeats)" in lines
     assert "Restart: skipped (--no-restart)" in lines
     assert not any(", no heartbeats: " in line or "heartbeats/s" in line for line in lines)

@@ -10,6 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from game.bench.web import parts
 from game.bench.web.config import (
+    ANALYSIS_PERIOD,
+    ANALYSIS_SECONDS,
     CHILD_ENV,
     PING_EVERY,
     POSTGRES_URL,
@@ -86,6 +88,26 @@ class Command(BaseCommand):
             help="seconds of the flood phase's raw flood (frames written unread, unpaced)",
         )
         parser.add_argument(
+            "--analysis-seconds",
+            type=float,
+            default=ANALYSIS_SECONDS,
+            help="seconds the --busy-games are measured each way, with a game's analysis "
+            "running beside them and without (over 3 rounds by turns)",
+        )
+        parser.add_argument(
+            "--analysis-period",
+            type=float,
+            default=ANALYSIS_PERIOD,
+            help="seconds between a game's actions in the analysis phase (0: back to back, "
+            f"as the busy games; default {ANALYSIS_PERIOD:g})",
+        )
+        parser.add_argument("--no-analysis", action="store_true", help="skip the analysis phase")
+        parser.add_argument(
+            "--analysis-only",
+            action="store_true",
+            help="only the analysis phase (SQLite, the project's server)",
+        )
+        parser.add_argument(
             "--postgres-url",
             default=POSTGRES_URL,
             help="PostgreSQL server for the two-worker run (a throwaway database is made on it)",
@@ -113,7 +135,11 @@ def check(options: dict[str, Any]) -> None:
         raise CommandError("--restart-down must be at least 0.")
     if min(options["games"], options["busy_games"], options["idle_sockets"]) < 1:
         raise CommandError("--games, --busy-games and --idle-sockets must be at least 1.")
-    if not min(options["seconds"], options["paced_seconds"]) > 0:
-        raise CommandError("--seconds and --paced-seconds must be above 0.")
+    if not min(options["seconds"], options["paced_seconds"], options["analysis_seconds"]) > 0:
+        raise CommandError("--seconds, --paced-seconds and --analysis-seconds must be above 0.")
+    if options["analysis_period"] < 0:
+        raise CommandError("--analysis-period must be at least 0.")
+    if options["analysis_only"] and (options["no_analysis"] or options["flood_only"]):
+        raise CommandError("--analysis-only goes with neither --no-analysis nor --flood-only.")
     if options["scale_only"] and options["no_scale"]:
         raise CommandError("--scale-only and --no-scale leave nothing to run.")

@@ -23,6 +23,7 @@ QUICK = {
     "restart_after": 3.0,
     "restart_down": 3.0,
     "raw_flood_seconds": 3.0,
+    "analysis_seconds": 3.0,
 }
 # The page's heartbeat (static/js/connection.js): {"ping": true} every PING_EVERY seconds from
 # every screen, each at a phase of its own (pages open at different moments). The page's
@@ -61,3 +62,18 @@ FLOOD_ROUND_TRIPS = 40  # the other game's TV heartbeats timed, quiet and then u
 RAW_FLOOD_SECONDS = 30.0  # the raw flood: one client writing unread frames this long...
 RAW_FLOOD_SOCKETS = 4  # ...from this many sockets of one phone (each opened again if ended;
 # one more than SPLENDOR_SOCKETS_PER_SEAT, so the newest keeps replacing the oldest)
+# The analysis scenario: the busy games by turns with a game's analysis running beside
+# them (game.writer.analysis_process, as game.writer.analyst starts it when a game ends)
+# and without. Its budget: a hundred times the server's default (48 playouts a position,
+# about 30 s of a core for a 4-player game), so that it is at work throughout any round
+# (it is killed at the round's end).
+ANALYSIS_SECONDS = 30.0  # each way, over the ROUNDS rounds
+# The --busy-games act once every ANALYSIS_PERIOD seconds each (40 actions a second for
+# 10, about a fifth of the server's core), not back to back: with the server's core
+# saturated, a process at nice 19 on it gets 2-3% of the core and a round shows nothing of
+# what it does to a server with time to spare, as one whose games people play. Paced so,
+# 10 games give 2,400 actions each way in 60 s: a p99 that held within 5% run to run.
+ANALYSIS_PERIOD = 0.25
+ANALYSIS_PLAYOUTS = 4_800
+ANALYSIS_WARM_CPU = 0.5  # CPU seconds (its imports done) before the round is measured...
+ANALYSIS_WARM_WAIT = 5.0  # ...waited for at most this long

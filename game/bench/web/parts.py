@@ -24,11 +24,13 @@ from game.bench.loopback import ServerProcess, daphne_process, run_child
 from game.bench.scratch import NoFreeRedisDb, listening, own_redis_db, postgres_database
 from game.bench.web import report
 from game.bench.web.config import (
+    ANALYSIS_WARM_WAIT,
     BARE_APP,
     CHILD_ENV,
     PROJECT_APP,
     RESTART_BEFORE,
     RESTART_WAIT,
+    ROUNDS,
     WAIT,
 )
 from game.bench.web.figures import load
@@ -38,7 +40,7 @@ from game.bench.web.restart import Restart, restart
 from game.bench.web.scale import scale
 from game.bench.web.tables import bare_table, project_table, project_table_in_play
 from game.bench.web.target import Target, phones_shown_away
-from game.bench.web.turns import ServerFigures, compare
+from game.bench.web.turns import ServerFigures, analysis_alone, compare
 
 Write = Callable[[str], None]
 # The sizes passed on to a part's child process.
@@ -52,8 +54,10 @@ SIZES = (
     "restart_after",
     "restart_down",
     "raw_flood_seconds",
+    "analysis_seconds",
+    "analysis_period",
 )
-SWITCHES = ("no_restart", "no_flood", "flood_only")
+SWITCHES = ("no_restart", "no_flood", "flood_only", "no_analysis", "analysis_only")
 
 
 def printer(write: Write) -> Callable[[object], None]:
@@ -84,8 +88,9 @@ def parent(options: dict[str, Any], write: Write) -> None:
         db_path = Path(tmp) / "bench.sqlite3"
         if not options["scale_only"]:
             child("sqlite", options, {"SPLENDOR_DB_PATH": str(db_path)}, Path(tmp), write)
-        if options["no_scale"] or options["flood_only"]:
-            why = "--no-scale" if options["no_scale"] else "--flood-only"
+        alone = [name for name in ("no_scale", "flood_only", "analysis_only") if options[name]]
+        if alone:
+            why = "--" + alone[0].replace("_", "-")
             write(f"Two workers: skipped ({why})")
             return
         missing = [
@@ -123,6 +128,10 @@ def child_env(part: str, extra: dict[str, str], tmp: Path) -> dict[str, str]:
             "SPLENDOR_SECRET_KEY": "bench-" + secrets.token_urlsafe(24),
             "SPLENDOR_DEBUG": "0",  # as a server should run: no query log, no debug pages
             "SPLENDOR_BOT_DELAY": "0",
+            # The servers tell no finished game's story: the busy games end several a
+            # second, and each would queue an analysis process (a core's half-minute) on
+            # the server's core. The analysis phase runs one itself, by turns with none.
+            "SPLENDOR_ANALYSIS": "0",
             # The client acts as soon as the screens show a change: a phone may
             # send 30 actions a second, which the flood guard would slow down.
             "SPLENDOR_SOCKET_RATE": "1000",
@@ -148,6 +157,10 @@ def child_limit(options: dict[str, Any]) -> float:
         + 2 * options["seconds"]
         + 2 * (options["restart_after"] + options["restart_down"] + RESTART_BEFORE)
         + 2 * (RESTART_WAIT + 3 * WAIT + 60)
+        # The analysis phase: both ways, each round's process warming up.
+        + 2 * options["analysis_seconds"]
+        + ROUNDS * (ANALYSIS_WARM_WAIT + 10)
+        + 2 * WAIT
     )
 
 
@@ -252,12 +265,18 @@ def sqlite_scenarios(
     options: dict[str, Any],
     write: Write,
 ) -> tuple[dict[str, ServerFigures], dict[str, Restart]] | None:
-    """Part 1's scenarios in order; None after the floods alone (--flood-only). A
+    """Part 1's scenarios in order; None after the floods alone (--flood-only) or the
+    analysis phase alone (--analysis-only). A
     server's log is printed (without its access lines) if its games stopped."""
     targets = sqlite_targets(processes, options["ping_every"])
     try:
         if options["flood_only"]:
             floods(targets["project"], options, write)
+            return None
+        if options["analysis_only"]:
+            left = analysis_alone(targets["project"], options, printer(write))
+            if left:
+                write(f"project: {len(left)} games left out: {left[0]}")
             return None
         figures = compare(targets, options, printer(write))
         for line in report.left_out(figures):

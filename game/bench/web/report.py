@@ -9,7 +9,9 @@ from collections.abc import Callable
 from functools import singledispatch
 
 from game.bench.loopback import RawFloodRun
+from game.bench.web.analysis import AnalysisRounds
 from game.bench.web.config import (
+    ANALYSIS_PLAYOUTS,
     BUCKET,
     FLOOD_RATE,
     FLOOD_SOCKETS,
@@ -25,6 +27,7 @@ from game.bench.web.restart import Restart
 from game.bench.web.scale import Scale, ScaleRound
 from game.bench.web.turns import Rounds, ServerFigures
 from game.screens.wire import Close
+from game.writer.analysis_process import NICENESS
 
 # A figure: its label, the project's and the bare server's values, how to print a value,
 # and the target.
@@ -78,9 +81,11 @@ def ratio(mine: float, theirs: float, shown: tuple[str, str] | None = None) -> s
     return f"{mine / theirs:,.3g}x"
 
 
-def table(rows: list[Row]) -> list[str]:
-    """Each figure beside the bare server's and their ratio (TOO_SMALL: see ratio)."""
-    lines = [f"{'':44} {'project':>12} {'bare':>12} {'project/bare':>13}  target"]
+def table(rows: list[Row], heads: tuple[str, str] = ("project", "bare")) -> list[str]:
+    """Each figure beside the bare server's (or, `heads`, another condition's) and their
+    ratio (TOO_SMALL: see ratio)."""
+    first, second = heads
+    lines = [f"{'':44} {first:>12} {second:>12} {f'{first}/{second}':>13}  target"]
     for label, mine, theirs, show, target in rows:
         shown = (show(mine), show(theirs))
         lines.append(
@@ -143,6 +148,51 @@ def _rounds(result: Rounds) -> list[str]:
             f"{name} paced p99 by {BUCKET:g} s of each round: " + buckets_said(phase.buckets)
         )
     return said
+
+
+@lines.register
+def _analysis(result: AnalysisRounds) -> list[str]:
+    """The busy games with an analysis running and without, then the figures' table."""
+    running, none = result.with_analysis, result.without
+    cpus = sorted({cpu for analysis in result.analyses for cpu in analysis.cpus})
+    where = "CPU " + ", ".join(map(str, cpus)) if cpus else "any CPU"
+    ended = sum(analysis.ended for analysis in result.analyses)
+    throughout = f"{ended} ended early" if ended else "at work throughout each round"
+    shares = ", ".join(f"{s:.0%}" for s in result.analysis_shares())
+    pace = f"once every {result.period:g} s each" if result.period else "back to back"
+    said = [
+        f"project, analysis running: {result.games} game(s) acting {pace}, "
+        f"{running.actions} actions measured in {len(result.running)} rounds by turns with "
+        f"none running (server CPU by round {by_round(result.running)}), "
+        f"{len(running.errors)} games stopped" + errors_said(running.errors),
+        f"project, no analysis: the same games, {none.actions} actions measured in "
+        f"{len(result.none)} rounds (server CPU by round {by_round(result.none)}), "
+        f"{len(none.errors)} games stopped" + errors_said(none.errors),
+        f"analysis process: python -m game.writer.analysis_process (nice {NICENESS}, {where} as "
+        f"the server's child, {ANALYSIS_PLAYOUTS:,} playouts a position), {throughout}; "
+        f"its CPU by round {shares} of a core; load average {running.load}",
+    ]
+    return said + table(
+        [
+            ("analysis running: latency p50", running.latency(0.5), none.latency(0.5), ms, ""),
+            (
+                "analysis running: latency p99",
+                running.latency(0.99),
+                none.latency(0.99),
+                ms,
+                "<= 1.1x",
+            ),
+            ("analysis running: actions/s (wall)", running.rate, none.rate, rate, ""),
+            (
+                "analysis running: server CPU per action",
+                running.cpu / max(1, running.actions),
+                none.cpu / max(1, none.actions),
+                ms,
+                "",
+            ),
+        ],
+        ("with", "without"),
+    )
 
 
 @lines.register(dict)

@@ -11,6 +11,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from game.bench.client import clock
+from game.bench.web.analysis import analysis_rounds
 from game.bench.web.config import ROUNDS, SEATS, WAIT
 from game.bench.web.figures import percentile, worst_to_median
 from game.bench.web.heartbeats import Heartbeats, heartbeat_costs
@@ -173,6 +174,16 @@ class Turns:
             self.phases[name][label] = result.phase
             self.show(result)
 
+    def analysis(self) -> None:
+        """The project's busy games by turns with an analysis process running and without
+        (the bare server runs no analyses): its own figures, shown as measured."""
+        target = self.targets.get("project")
+        if target is None:
+            return
+        players = self.players["project"][: self.options["busy_games"]]
+        period = self.options["analysis_period"] or None
+        self.show(analysis_rounds(target, players, self.options["analysis_seconds"], period))
+
     def heartbeats(self) -> dict[str, Heartbeats]:
         """The heartbeats alone, on the paced games' screens (none without heartbeats)."""
         costs = {}
@@ -213,8 +224,26 @@ def compare(
         turns.memories()
         turns.phase("alone", 1, None, options["seconds"])
         turns.phase("busy", options["busy_games"], None, options["seconds"])
+        if not options["no_analysis"]:
+            turns.analysis()
         turns.phase("paced", options["games"], 1.0, options["paced_seconds"])
         costs = turns.heartbeats()
     finally:
         turns.close()
     return turns.figures(costs)
+
+
+def analysis_alone(target: Target, options: dict[str, Any], show: Shown) -> list[str]:
+    """Only the analysis scenario (--analysis-only), on the project's server: its busy
+    games connected, measured, closed. Returns why games could not join."""
+    turns = Turns({"project": target}, options, show)
+    try:
+        turns.left_out["project"] += add_players(
+            target, turns.players["project"], options["busy_games"]
+        )
+        if not turns.players["project"]:
+            raise CommandError(f"project: {turns.left_out['project'][0]}")
+        turns.analysis()
+    finally:
+        turns.close()
+    return turns.left_out["project"]
