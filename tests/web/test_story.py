@@ -3,7 +3,12 @@ and in the replay; never for a game still being played."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
+import time
 from html import unescape
 from io import StringIO
 from pathlib import Path
@@ -17,7 +22,8 @@ from game.engine.story import Story
 from game.models import Analysis, Game, Move
 from game.records import archive
 from game.storage import analyses
-from game.writer.analyst import STALE_AFTER, analyst
+from game.writer import analysis_process
+from game.writer.analyst import PROJECT_DIR, STALE_AFTER, analyst, order_of
 from tests.web.helpers import Table, game, open_lobby, start
 from tests.web.test_archive import finish, finished_game
 from tests.web.test_views import client_for
@@ -144,3 +150,30 @@ def test_an_imported_finished_game_is_analysed_by_the_import_command(tmp_path: P
     copy = Game.objects.exclude(pk=g.pk).get(status=Game.Status.OVER)
     assert Analysis.objects.get(game=copy).status == Analysis.Status.DONE
     assert "Analysis: done." in out.getvalue()
+
+
+def test_the_analysis_process_runs_only_when_nothing_else_wants_the_core() -> None:
+    """Niceness 19 and, where the system has it, SCHED_IDLE: what bench_web's figure for
+    games played beside an analysis relies on (docs/benchmarks.md)."""
+    g = finished_game(seed=5, names=("Ada", "Ben"), bots=0)
+    order = json.dumps(order_of(g, playouts=10_000))  # busy far longer than this test
+    with subprocess.Popen(
+        [sys.executable, "-m", "game.writer.analysis_process"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=PROJECT_DIR,
+        text=True,
+    ) as child:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(order + "\n")
+        child.stdin.close()
+        try:
+            # It steps aside as it starts: wait for that (a second or two), not for work.
+            deadline = time.monotonic() + 60
+            while os.getpriority(os.PRIO_PROCESS, child.pid) != analysis_process.NICENESS:
+                assert child.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            if hasattr(os, "SCHED_IDLE"):
+                assert os.sched_getscheduler(child.pid) == os.SCHED_IDLE
+        finally:
+            child.kill()

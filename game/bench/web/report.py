@@ -168,7 +168,8 @@ def _analysis(result: AnalysisRounds) -> list[str]:
         f"project, no analysis: the same games, {none.actions} actions measured in "
         f"{len(result.none)} rounds (server CPU by round {by_round(result.none)}), "
         f"{len(none.errors)} games stopped" + errors_said(none.errors),
-        f"analysis process: python -m game.writer.analysis_process (nice {NICENESS}, {where} as "
+        f"analysis process: python -m game.writer.analysis_process (nice {NICENESS} and "
+        f"SCHED_IDLE where the system has it, {where} as "
         f"the server's child, {ANALYSIS_PLAYOUTS:,} playouts a position), {throughout}; "
         f"its CPU by round {shares} of a core; load average {running.load}",
     ]
