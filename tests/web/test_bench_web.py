@@ -139,8 +139,8 @@ def test_quick_bench_prints_every_figure_beside_the_bare_server() -> None:
     assert re.search(rf" measured in 3 rounds {by_round}", none), none
     process = next(line for line in lines if line.startswith("analysis process: "))
     assert re.search(
-        rf"\(nice 19 and SCHED_IDLE .*\), at work throughout each round; its CPU by round {cpu}, {cpu}, "
-        rf"{cpu} of a core; ",
+        rf"\(nice 19 and SCHED_IDLE .*\), at work throughout each round; "
+        rf"its CPU by round {cpu}, {cpu}, {cpu} of a core; ",
         process,
     ), process
     # The flood: another game's TV timed quiet and while one phone floods, on the project.
