@@ -271,6 +271,9 @@ class Analysis(models.Model):
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
     story = models.JSONField(null=True, blank=True)
+    # Each seat's lowest chance of winning during the game (Story.lowest): the Players
+    # page counts comebacks from it without reading every story.
+    lowest = models.JSONField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

@@ -230,6 +230,13 @@ class Story:
 
     # ------------------------------------------------ storing
 
+    def lowest(self, seat: int) -> float:
+        """The seat's lowest chance of winning while the game was played (after the deal,
+        before its last turn, which only settles it); the deal's chance for a game with
+        no such turn."""
+        during = self.turns[1:-1] or self.turns[:1]
+        return min(point.chances[seat] for point in during)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "players": self.players,

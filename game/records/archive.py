@@ -18,7 +18,7 @@ from game.engine import ActionError, GameState, NotationError, new_game, outcome
 from game.engine.rules import apply_action
 from game.engine.vocabulary import PlayedOn, SeatRole
 from game.models import Game, Move, Seat, new_player_key
-from game.storage import names
+from game.storage import analyses, names
 from game.writer import games, lobby, moves
 
 FORMAT = "splendor-record 1"
@@ -69,6 +69,8 @@ class Record:
     played: str = ""
     # The seats that shared one phone (two players passing it round), one group each.
     shared_phones: list[tuple[int, ...]] = field(default_factory=list)
+    # A finished game's story as comment lines (import ignores them and analyses anew).
+    story: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- from the database
@@ -113,7 +115,29 @@ def record_of(game: Game) -> Record:
         code=game.code,
         played=game.created_at.isoformat(timespec="seconds"),
         shared_phones=_shared_phones(seats),
+        story=_story_lines(game),
     )
+
+
+def _story_lines(game: Game) -> list[str]:
+    """Each seat's chance of winning after each round and the turning point, for a
+    person reading the record; nothing for a game not analysed (or not over)."""
+    found = analyses.told(game)
+    if found is None or found.story is None:
+        return []
+    story = found.story
+    lines = ["the story (each seat's chance of winning in %, as the table could see it):"]
+    for point in story.rounds():
+        chances = " ".join(str(round(100 * c)) for c in point.chances)
+        lines.append(f"round {point.round}: points {_numbers(point.points)}, chances {chances}")
+    turning = story.turning_point()
+    if turning is not None:
+        lines.append(
+            f"turning point: round {turning.turn.round}, turn {turning.turn.turn} "
+            f"({' '.join(turning.turn.moves)}), seat {turning.seat}'s chance "
+            f"{round(100 * turning.before)} -> {round(100 * turning.after)}"
+        )
+    return lines
 
 
 # ---------------------------------------------------------------- text
@@ -143,6 +167,7 @@ def write(record: Record) -> str:
     if record.result.status == OVER:
         lines.append(f"points: {_numbers(record.result.points)}")
         lines.append(f"winners: {_numbers(record.result.winners)}")
+    lines += [f"# {line}" for line in record.story]
     return "\n".join(lines) + "\n"
 
 

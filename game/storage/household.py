@@ -27,11 +27,13 @@ from game.bot_levels import level_of
 from game.engine import GameState, outcome
 from game.engine.state import Outcome
 from game.engine.vocabulary import BotLevel, SeatRole
-from game.models import Game, Seat
+from game.models import Analysis, Game, Seat
 from game.storage.names import clean_name
 
 BOT_KEY = "bot:"  # a bot level's key: "bot:hard"; a player's key is their folded name
 _STATES_AT_ONCE = 500  # game ids in one query (SQLite allows 999 parameters in older builds)
+# A win counts as a comeback when the winner's chance had fallen to this or less.
+COMEBACK_BELOW = 0.25
 
 
 @lru_cache(maxsize=4096)
@@ -99,6 +101,9 @@ class Placing:
     points: int
     place: int  # 1 is first; players who share a win share place 1
     won: bool
+    # A win after the entry's chance of winning had fallen to COMEBACK_BELOW or less
+    # (the game's analysis, game.engine.story; False for a game not analysed).
+    comeback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +205,20 @@ def _results(game_ids: list[int]) -> Iterator[tuple[int, str, datetime, Outcome]
                 yield game_id, code, when, ended
 
 
-def _placings(seats: list[_SeatRow], ended: Outcome) -> dict[str, Placing]:
+def _lowest_of(game_ids: list[int]) -> dict[int, list[float]]:
+    """Each analysed game's lowest chance per seat (a query per _STATES_AT_ONCE games)."""
+    found: dict[int, list[float]] = {}
+    for start in range(0, len(game_ids), _STATES_AT_ONCE):
+        chunk = game_ids[start : start + _STATES_AT_ONCE]
+        rows = Analysis.objects.filter(game_id__in=chunk, lowest__isnull=False)
+        for game_id, low in rows.values_list("game_id", "lowest"):
+            found[game_id] = [float(chance) for chance in low or ()]
+    return found
+
+
+def _placings(
+    seats: list[_SeatRow], ended: Outcome, lowest: list[float] | None = None
+) -> dict[str, Placing]:
     places = {position: place for place, position in enumerate(ended.ranking, start=1)}
     for position in ended.winners:  # a shared win is first place for each winner
         places[position] = 1
@@ -209,11 +227,14 @@ def _placings(seats: list[_SeatRow], ended: Outcome) -> dict[str, Placing]:
         if seat.position >= len(ended.points):
             continue
         entry = _entry(seat)
+        won = seat.position in ended.winners
+        low = lowest[seat.position] if lowest and seat.position < len(lowest) else 1.0
         placing = Placing(
             entry,
             ended.points[seat.position],
             places[seat.position],
-            seat.position in ended.winners,
+            won,
+            comeback=won and low <= COMEBACK_BELOW,
         )
         kept = placings.get(entry.key)
         if kept is None or (placing.place, -placing.points) < (kept.place, -kept.points):
@@ -236,8 +257,9 @@ def games_played(until: Game | None = None, keys: Iterable[str] | None = None) -
             for game_id, rows in seats.items()
             if any(_entry(seat).key in wanted for seat in rows)
         }
+    lowest = _lowest_of(sorted(seats))
     played = [
-        Played(game_id, code, when, _placings(seats[game_id], ended))
+        Played(game_id, code, when, _placings(seats[game_id], ended, lowest.get(game_id)))
         for game_id, code, when, ended in _results(sorted(seats))
     ]
     played.sort(key=lambda p: (p.when, p.game_id))
@@ -258,6 +280,7 @@ class Figures:
     best: int
     last: Played
     played: tuple[Played, ...] = ()  # the entry's games, oldest first
+    comebacks: int = 0  # wins after its chance had fallen to COMEBACK_BELOW or less
 
     @property
     def last_placing(self) -> Placing:
@@ -299,6 +322,7 @@ def figures(played: list[Played]) -> list[Figures]:
                 best=max(points),
                 last=latest,
                 played=tuple(games),
+                comebacks=sum(p.comeback for p in placings),
             )
         )
     found.sort(key=lambda f: (bool(f.entry.level), -f.wins, -f.games, f.entry.key))

@@ -30,7 +30,7 @@ from django.db import connections
 from django.db.models import Q
 from django.utils import timezone
 
-from game.engine.story import PlayedGame
+from game.engine.story import PlayedGame, Story
 from game.models import Analysis, Game
 from game.writer.background import retrying
 
@@ -180,10 +180,13 @@ def analyse(game_id: int) -> None:
         story = _receive(child.stdout, row)
     if story is None:
         raise RuntimeError(f"the analysis process ended with code {child.returncode}")
+    told = Story.from_dict(story)
     row.status = Analysis.Status.DONE
     row.story = story
+    row.lowest = [told.lowest(seat) for seat in range(told.players)]
     row.done = row.total
-    retrying(lambda: row.save(update_fields=["status", "story", "done", "updated_at"]))
+    fields = ["status", "story", "lowest", "done", "updated_at"]
+    retrying(lambda: row.save(update_fields=fields))
 
 
 def _receive(lines: Iterable[str], row: Analysis) -> dict[str, Any] | None:

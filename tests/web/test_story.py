@@ -18,11 +18,12 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 from django.utils import timezone
 
+from game.engine import Outcome, outcome
 from game.engine.story import Story
 from game.models import Analysis, Game, Move
 from game.records import archive
-from game.storage import analyses
-from game.writer import analysis_process
+from game.storage import analyses, household
+from game.writer import analysis_process, games
 from game.writer.analyst import PROJECT_DIR, STALE_AFTER, analyst, order_of
 from tests.web.helpers import Table, game, open_lobby, start
 from tests.web.test_archive import finish, finished_game
@@ -177,3 +178,56 @@ def test_the_analysis_process_runs_only_when_nothing_else_wants_the_core() -> No
                 assert os.sched_getscheduler(child.pid) == os.SCHED_IDLE
         finally:
             child.kill()
+
+
+def test_a_records_story_is_for_people_and_an_import_tells_it_anew() -> None:
+    g = finished_game(seed=5, names=("Ada", "Ben"), bots=0)
+    assert "# round" not in archive.write(archive.record_of(g))  # not told yet: nothing
+    story = analysed(g)
+    text = archive.write(archive.record_of(g))
+    rounds = [line for line in text.splitlines() if line.startswith("# round ")]
+    assert len(rounds) == len(story.rounds())
+    last = story.rounds()[-1]
+    chances = " ".join(str(round(100 * c)) for c in last.chances)
+    assert rounds[-1].endswith(f"chances {chances}")
+    turning = story.turning_point()
+    assert turning is not None and f"# turning point: round {turning.turn.round}," in text
+    copy = archive.store(archive.read(text))  # the comments change nothing of the game
+    assert list(copy.moves.values_list("notation", flat=True)) == list(
+        g.moves.values_list("notation", flat=True)
+    )
+
+
+def test_the_players_page_counts_comebacks_from_the_stories() -> None:
+    first = finished_game(seed=5, names=("Ada", "Ben"), bots=0)
+    story = analysed(first)
+    row = Analysis.objects.get(game=first)
+    assert row.lowest == [story.lowest(seat) for seat in range(2)]
+    second = finished_game(seed=6, names=("Ada", "Ben"), bots=0)
+    winners = {g.pk: outcome_of(g).winners for g in (first, second)}
+    # The first game's winner had once fallen to 10%, the second's never below 50%.
+    low = {first.pk: 0.1, second.pk: 0.5}
+    for g in (first, second):
+        lowest = [0.0, 0.0]
+        for seat in winners[g.pk]:
+            lowest[seat] = low[g.pk]
+        Analysis.objects.update_or_create(
+            game=g, defaults={"playouts": 1, "status": Analysis.Status.DONE, "lowest": lowest}
+        )
+    expected = dict.fromkeys(("Ada", "Ben"), 0)
+    for seat in winners[first.pk]:
+        expected[("Ada", "Ben")[seat]] += 1
+    figures = {f.entry.name: f.comebacks for f in household.figures(household.games_played())}
+    assert figures == expected
+    page = Client().get("/players/").content.decode()
+    for name, count in expected.items():
+        line = re.search(rf'data-key="{name.lower()}">.*?</tr>', page, re.S)
+        assert line and f'data-label="Comebacks">{count}</td>' in line.group(0)
+
+
+def outcome_of(g: Game) -> Outcome:
+    state = games.load_state(g)
+    assert state is not None
+    found = outcome(state)
+    assert found is not None
+    return found
