@@ -10,19 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from game.models import Game
 from game.screens import story
+from game.storage import names
 from game.storage.analyses import Told, told
 from game.writer.analyst import played_game
 
 
 def _finished(code: str) -> Game:
-    game = get_object_or_404(Game, code=code.upper())
-    if game.status != Game.Status.OVER:
-        raise Http404("the game is not over")
+    """The finished game with this room code (as the other doors read one), else 404."""
+    room = names.read_code(code)
+    game = Game.objects.filter(code=room, status=Game.Status.OVER).first() if room else None
+    if game is None:
+        raise Http404(_("There is no finished game with this code."))
     return game
 
 

@@ -53,6 +53,16 @@ def step_aside() -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
-if __name__ == "__main__":
+def main() -> None:
     step_aside()
-    tell(json.loads(sys.stdin.readline()), sys.stdout)
+    try:
+        tell(json.loads(sys.stdin.readline()), sys.stdout)
+    except BrokenPipeError:
+        # The server that asked went away (stopped, or killed): its row is taken up again
+        # after a restart. Nothing to say, and nothing more to write at exit either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

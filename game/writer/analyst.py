@@ -160,23 +160,29 @@ def order_of(game: Game, playouts: int) -> dict[str, Any]:
     }
 
 
-def analyse(game_id: int) -> None:
-    """Analyse one game in a process of its own, writing its progress, then its story."""
-    row = retrying(lambda: _claim(game_id))
-    if row is None:
-        return
-    order = order_of(Game.objects.get(pk=game_id), row.playouts)
-    with subprocess.Popen(
+def start_process(order: dict[str, Any]) -> subprocess.Popen[str]:
+    """Start `python -m game.writer.analysis_process` on this order; its lines to read."""
+    child = subprocess.Popen(
         [sys.executable, "-m", "game.writer.analysis_process"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=PROJECT_DIR,
         text=True,
         encoding="utf-8",
-    ) as child:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(json.dumps(order) + "\n")
-        child.stdin.close()
+    )
+    assert child.stdin is not None
+    child.stdin.write(json.dumps(order) + "\n")
+    child.stdin.close()
+    return child
+
+
+def analyse(game_id: int) -> None:
+    """Analyse one game in a process of its own, writing its progress, then its story."""
+    row = retrying(lambda: _claim(game_id))
+    if row is None:
+        return
+    with start_process(order_of(Game.objects.get(pk=game_id), row.playouts)) as child:
+        assert child.stdout is not None
         story = _receive(child.stdout, row)
     if story is None:
         raise RuntimeError(f"the analysis process ended with code {child.returncode}")

@@ -42,8 +42,9 @@ def bot_game() -> tuple[archive.Record, list[GameState]]:
 
 
 def import_into_server(server: Server, record: archive.Record) -> str:
-    """Store the record in the live server's database with import_game; return its room code."""
-    path = server.log.parent / f"replay-{SEED}.txt"
+    """Store the record in the live server's database with import_game (which tells a
+    finished game's story, cheaply here); return its room code."""
+    path = server.log.parent / f"record-{record.seed}-{len(record.seats)}.txt"
     path.write_text(archive.write(record), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env["SPLENDOR_DB_PATH"] = str(server.log.parent / "db.sqlite3")

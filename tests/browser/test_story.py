@@ -2,18 +2,16 @@
 Players page, at 1080p and 720p, for two and four players, in English, German and Finnish.
 
 Games come from records (docs/records.md) imported with import_game, which analyses a
-finished game as the server does (2 playouts a position here: the same code, cheaply).
+finished game as the server does (2 playouts a position here: the same code, cheaply),
+into a server of the module's own.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
+from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from game.engine import new_game
 from game.engine.bot_registry import make_bot
@@ -21,7 +19,10 @@ from game.engine.rules import apply_action
 from game.engine.story import PlayedGame
 from game.records import archive
 from game.screens.story import points_by_round
-from tests.browser.helpers import BASE_DIR, Recorder, Server
+from tests.browser.conftest import recording
+from tests.browser.helpers import Recorder, Server
+from tests.browser.test_faults import serve
+from tests.browser.test_replay import import_into_server
 
 pytestmark = pytest.mark.browser
 
@@ -49,28 +50,6 @@ def bot_record(players: int, seed: int) -> archive.Record:
         moves=moves,
         result=archive.result_of(state),
     )
-
-
-def import_game(server: Server, record: archive.Record) -> str:
-    """Store and analyse the record in the live server's database; its room code."""
-    path = server.log.parent / f"story-{len(record.seats)}-{record.seed}.txt"
-    path.write_text(archive.write(record), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env["SPLENDOR_DB_PATH"] = str(server.log.parent / "db.sqlite3")
-    env["SPLENDOR_ANALYSIS_PLAYOUTS"] = "2"
-    done = subprocess.run(
-        [sys.executable, str(BASE_DIR / "manage.py"), "import_game", str(path)],
-        cwd=BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=True,
-    )
-    assert "Analysis: done." in done.stdout, done.stdout + done.stderr
-    match = re.search(r"Imported game ([A-Z]+)", done.stdout)
-    assert match, done.stdout
-    return match.group(1)
 
 
 # The smallest text inside `root` as drawn: an element's own text at its computed size,
@@ -127,22 +106,38 @@ def smallest_text(page: Page, selector: str) -> tuple[float, str]:
 
 
 @pytest.fixture(scope="module")
-def codes(splendor_server: Server) -> dict[int, tuple[str, archive.Record]]:
+def story_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator[Server]:
+    """A server of this module's own: its players are not the household of the other
+    tests' server (test_household counts its own)."""
+    for live in serve(tmp_path_factory, "story", 1.0):
+        yield live.server
+
+
+@pytest.fixture
+def recorder(
+    request: pytest.FixtureRequest, browser: Browser, story_server: Server
+) -> Iterator[Recorder]:
+    rec = Recorder(browser=browser, server=story_server, test_name=request.node.name)
+    yield from recording(request, rec)
+
+
+@pytest.fixture(scope="module")
+def codes(story_server: Server) -> dict[int, tuple[str, archive.Record]]:
     found = {}
     for players, seed in ((2, 71), (4, 72)):
         record = bot_record(players, seed)
-        found[players] = (import_game(splendor_server, record), record)
+        found[players] = (import_into_server(story_server, record), record)
     return found
 
 
 def test_the_end_screen_tells_the_story_on_every_tv_in_three_languages(
-    recorder: Recorder, splendor_server: Server, codes: dict[int, tuple[str, archive.Record]]
+    recorder: Recorder, story_server: Server, codes: dict[int, tuple[str, archive.Record]]
 ) -> None:
     page = recorder.table().page
     for language, round_word in LANGUAGES.items():
-        in_language(page, splendor_server, language)
+        in_language(page, story_server, language)
         for players, (code, _record) in codes.items():
-            page.goto(f"{splendor_server.url}/host/{code}/")
+            page.goto(f"{story_server.url}/host/{code}/")
             end = page.locator("#end-screen")
             expect(end.locator("#chances-chart svg")).to_be_visible()
             expect(end.locator("#turning-point")).to_contain_text(round_word)
@@ -166,17 +161,17 @@ def test_the_end_screen_tells_the_story_on_every_tv_in_three_languages(
 
 
 def test_a_tap_on_the_replays_chart_jumps_to_that_round(
-    recorder: Recorder, splendor_server: Server, codes: dict[int, tuple[str, archive.Record]]
+    recorder: Recorder, story_server: Server, codes: dict[int, tuple[str, archive.Record]]
 ) -> None:
     code, record = codes[4]
     played = PlayedGame(4, record.seed, tuple(record.moves), record.first_player)
     turns = points_by_round(played).turns
     page = recorder.table().page
     for language, round_word in LANGUAGES.items():
-        in_language(page, splendor_server, language)
+        in_language(page, story_server, language)
         for width, height in SCREENS:
             page.set_viewport_size({"width": width, "height": height})
-            page.goto(f"{splendor_server.url}/replay/{code}/")
+            page.goto(f"{story_server.url}/replay/{code}/")
             chart = page.locator("#replay-story")
             expect(chart.locator("svg")).to_be_hidden()  # the table first; the chart on demand
             chart.locator("summary").click()
@@ -195,14 +190,14 @@ def test_a_tap_on_the_replays_chart_jumps_to_that_round(
 
 
 def test_the_players_page_draws_the_household_on_every_tv(
-    recorder: Recorder, splendor_server: Server, codes: dict[int, tuple[str, archive.Record]]
+    recorder: Recorder, story_server: Server, codes: dict[int, tuple[str, archive.Record]]
 ) -> None:
     page = recorder.table().page
     for language in LANGUAGES:
-        in_language(page, splendor_server, language)
+        in_language(page, story_server, language)
         for width, height in SCREENS:
             page.set_viewport_size({"width": width, "height": height})
-            page.goto(f"{splendor_server.url}/players/")
+            page.goto(f"{story_server.url}/players/")
             charts = page.locator("main svg[role]")
             expect(charts.first).to_be_visible()
             assert charts.count() >= 4  # each player's cards, head to head, wins

@@ -56,6 +56,8 @@ def fresh_process_state(
     about that (tests/web/test_presence.py).
     """
     settings.SPLENDOR_BOT_DELAY = 0.01
+    # A finished game's story (import_game tells it at once) on a test's budget.
+    settings.SPLENDOR_ANALYSIS_PLAYOUTS = 2
     monkeypatch.setattr(presence, "LIVE", float(request.config.getini("timeout") or 600))
     _flush_channel_layer()
     first_paint.clear_cache()

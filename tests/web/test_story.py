@@ -3,11 +3,8 @@ and in the replay; never for a game still being played."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import subprocess
-import sys
 import time
 from html import unescape
 from io import StringIO
@@ -18,13 +15,14 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from game.engine import Outcome, outcome
+from game.engine import Outcome, apply_action, new_game, outcome
+from game.engine.bots import GreedyBot
 from game.engine.story import Story
-from game.models import Analysis, Game, Move
+from game.models import Analysis, Game, Move, new_player_key
 from game.records import archive
 from game.storage import analyses, household
 from game.writer import analysis_process, games
-from game.writer.analyst import PROJECT_DIR, STALE_AFTER, analyst, order_of
+from game.writer.analyst import STALE_AFTER, analyst, order_of, start_process
 from tests.web.helpers import Table, game, open_lobby, start
 from tests.web.test_archive import finish, finished_game
 from tests.web.test_views import client_for
@@ -79,8 +77,10 @@ def test_the_replay_draws_the_chart_with_links_to_each_round() -> None:
     assert re.search(rf'href="/replay/{g.code}/\?step=\d+&chart=1"', page)
 
 
-def finished_table(names: tuple[str, ...] = ("Ada", "Ben"), bots: int = 0) -> tuple[Table, Game]:
-    table = open_lobby(names, bots=bots, seed=5)
+def finished_table(
+    names: tuple[str, ...] = ("Ada", "Ben"), bots: int = 0, seed: int = 5
+) -> tuple[Table, Game]:
+    table = open_lobby(names, bots=bots, seed=seed)
     return table, finish(start(table, first_player=None))
 
 
@@ -157,17 +157,7 @@ def test_the_analysis_process_runs_only_when_nothing_else_wants_the_core() -> No
     """Niceness 19 and, where the system has it, SCHED_IDLE: what bench_web's figure for
     games played beside an analysis relies on (docs/benchmarks.md)."""
     g = finished_game(seed=5, names=("Ada", "Ben"), bots=0)
-    order = json.dumps(order_of(g, playouts=10_000))  # busy far longer than this test
-    with subprocess.Popen(
-        [sys.executable, "-m", "game.writer.analysis_process"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        cwd=PROJECT_DIR,
-        text=True,
-    ) as child:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(order + "\n")
-        child.stdin.close()
+    with start_process(order_of(g, playouts=10_000)) as child:  # busy far longer than this
         try:
             # It steps aside as it starts: wait for that (a second or two), not for work.
             deadline = time.monotonic() + 60
@@ -231,3 +221,38 @@ def outcome_of(g: Game) -> Outcome:
     found = outcome(state)
     assert found is not None
     return found
+
+
+def test_a_phone_whose_player_was_visited_by_nobles_shows_them() -> None:
+    g = archive.store(greedy_record(3, seed=2))  # a noble visits seat 2
+    analysed(g)
+    state = games.load_state(g)
+    assert state is not None
+    seat = next(s for s, player in enumerate(state.players) if player.nobles)
+    key = new_player_key()  # an imported game's seats have no phone: give this one one
+    g.seats.filter(position=seat).update(player_key=key)
+    page = client_for(key).get(f"/story/{g.code}/mine/")
+    assert page.status_code == 200
+    count = len(state.players[seat].nobles)
+    text = unescape(page.content.decode())
+    assert f"{count} noble{'s' if count > 1 else ''} visited you." in text
+    assert text.count('class="noble') >= count
+
+
+def greedy_record(players: int, seed: int) -> archive.Record:
+    """A whole game of greedy bots, its seats people by name."""
+    state = new_game(players, seed)
+    bots = [GreedyBot(seed * 10 + s) for s in range(players)]
+    moves = []
+    while not state.is_over:
+        action = bots[state.current].choose(state, state.current)
+        apply_action(state, action)
+        moves.append(action.notation())
+    names = ("Ada", "Ben", "Cy", "Di")[:players]
+    return archive.Record(
+        seed=seed,
+        seats=[archive.SeatRecord(archive.HUMAN, name) for name in names],
+        first_player=state.first_player,
+        moves=moves,
+        result=archive.result_of(state),
+    )
