@@ -300,6 +300,10 @@ SPLENDOR_BOT_SWEEP = _env_flag("SPLENDOR_BOT_SWEEP", "0" if "pytest" in sys.modu
 # asks: most tests end games they never look at again.
 SPLENDOR_ANALYSIS = _env_flag("SPLENDOR_ANALYSIS", "0" if "pytest" in sys.modules else "1")
 SPLENDOR_ANALYSIS_PLAYOUTS = max(1, int(_env_number("SPLENDOR_ANALYSIS_PLAYOUTS", 48)))
+# The analysis runs at the lowest priority (nice 19 and SCHED_IDLE: only on a core nothing
+# else wants). A test machine whose cores are always busy would never get to it: its
+# tests and test servers run it at the ordinary priority (0).
+SPLENDOR_ANALYSIS_LOW_PRIORITY = _env_flag("SPLENDOR_ANALYSIS_LOW_PRIORITY", "1")
 # Seconds the search thinks when a player asks "Suggest a move".
 SPLENDOR_HINT_SECONDS = float(os.environ.get("SPLENDOR_HINT_SECONDS", "1.0"))
 

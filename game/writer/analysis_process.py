@@ -3,7 +3,8 @@
     python -m game.writer.analysis_process < game.json
 
 game.writer.analyst starts it with the game on its standard input (one JSON object:
-players, seed, moves, first_player, no_gold_small, playouts, seed of the search). It
+players, seed, moves, first_player, no_gold_small, playouts, seed of the search, and
+whether to step aside for everything else, as it does unless told not to). It
 imports the engine only: no Django, no settings, no database. It writes
 {"done": n, "total": m} lines as it goes, then {"story": Story.to_dict()}.
 A process of its own, not a thread: the analysis is pure CPU, and in the server's
@@ -54,9 +55,11 @@ def step_aside() -> None:
 
 
 def main() -> None:
-    step_aside()
+    order = json.loads(sys.stdin.readline())
+    if order.get("low_priority", True):
+        step_aside()
     try:
-        tell(json.loads(sys.stdin.readline()), sys.stdout)
+        tell(order, sys.stdout)
     except BrokenPipeError:
         # The server that asked went away (stopped, or killed): its row is taken up again
         # after a restart. Nothing to say, and nothing more to write at exit either.

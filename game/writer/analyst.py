@@ -157,6 +157,7 @@ def order_of(game: Game, playouts: int) -> dict[str, Any]:
         "no_gold_small": game.house_no_gold_small,
         "playouts": playouts,
         "search_seed": SEED,
+        "low_priority": settings.SPLENDOR_ANALYSIS_LOW_PRIORITY,
     }
 
 
@@ -207,6 +208,19 @@ def _receive(lines: Iterable[str], row: Analysis) -> dict[str, Any] | None:
             written = time.monotonic()
             retrying(lambda: row.save(update_fields=["done", "total", "updated_at"]))
     return None
+
+
+def analyse_now(game_id: int, playouts: int | None = None) -> str:
+    """Tell a finished game's story in this thread (a management command's way: it has
+    no server to come back to it); the row's status at the end."""
+    budget = playouts or settings.SPLENDOR_ANALYSIS_PLAYOUTS
+    Analysis.objects.get_or_create(game_id=game_id, defaults={"playouts": budget})
+    try:
+        analyse(game_id)
+    except Exception:
+        log.exception("the analysis of game %s failed", game_id)
+        Analysis.objects.filter(game_id=game_id).update(status=Analysis.Status.FAILED)
+    return str(Analysis.objects.get(game_id=game_id).status)
 
 
 analyst = Analyst()

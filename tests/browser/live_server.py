@@ -78,6 +78,7 @@ class LiveServer:
             # Every finished game is analysed as on a real evening, on a budget that
             # leaves the machine to the tests (the figures are the same code's).
             SPLENDOR_ANALYSIS_PLAYOUTS="2",
+            SPLENDOR_ANALYSIS_LOW_PRIORITY="0",  # four test workers leave no idle core
             SPLENDOR_SECRET_KEY=secrets.token_urlsafe(50),
             # As the README runs it: no query log, no template reloads, no static re-scan
             # on each request (WhiteNoise serves the static files either way).

@@ -58,6 +58,7 @@ def fresh_process_state(
     settings.SPLENDOR_BOT_DELAY = 0.01
     # A finished game's story (import_game tells it at once) on a test's budget.
     settings.SPLENDOR_ANALYSIS_PLAYOUTS = 2
+    settings.SPLENDOR_ANALYSIS_LOW_PRIORITY = False  # a busy test machine has no idle core
     monkeypatch.setattr(presence, "LIVE", float(request.config.getini("timeout") or 600))
     _flush_channel_layer()
     first_paint.clear_cache()

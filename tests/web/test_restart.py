@@ -85,6 +85,7 @@ def environment(db_path: Path) -> dict[str, str]:
         SPLENDOR_SECRET_KEY="restart-test-" + secrets.token_urlsafe(16),
         SPLENDOR_BOT_DELAY="0.01",
         SPLENDOR_ANALYSIS_PLAYOUTS="2",  # a finished game's story, cheaply
+        SPLENDOR_ANALYSIS_LOW_PRIORITY="0",  # and soon: the tests leave no idle core
         SPLENDOR_DEBUG="0",
         PYTHONUNBUFFERED="1",
     )

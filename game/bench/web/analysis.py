@@ -46,6 +46,7 @@ def order(playouts: int = ANALYSIS_PLAYOUTS) -> dict[str, object]:
         "no_gold_small": False,
         "playouts": playouts,
         "search_seed": SEARCH_SEED,
+        "low_priority": True,  # as a server runs it (settings.SPLENDOR_ANALYSIS_LOW_PRIORITY)
     }
 
 

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from game.models import Analysis, Game
 from game.records import archive
-from game.writer.analyst import analyst
+from game.writer.analyst import analyse_now
 
 
 def read_record(path: str) -> archive.Record:
@@ -63,6 +63,4 @@ class Command(BaseCommand):
             )
             return
         self.stdout.write("Telling the story of the game (each player's chances, turn by turn)…")
-        analyst.begin(game.pk)
-        analyst.wait(timeout=3600)
-        self.stdout.write(f"Analysis: {Analysis.objects.get(game=game).status}.")
+        self.stdout.write(f"Analysis: {analyse_now(game.pk)}.")
