@@ -32,6 +32,8 @@ from game.engine.story import (
 )
 
 PLAYOUTS = 4
+# Tests that play many playouts are not traced for coverage (`no_cover`: tracing doubled
+# their CPU); test_progress_counts_to_a_fixed_total runs every line of the analysis traced.
 # Greedy games (players, seed) with a single winner; seed 2 of two players ends in a shared win.
 GAMES = [(2, 1), (3, 3), (4, 4)]
 
@@ -97,6 +99,7 @@ def quiet_game() -> PlayedGame:
 # ---------------------------------------------------------------- the chances
 
 
+@pytest.mark.no_cover
 @pytest.mark.parametrize(("players", "seed"), GAMES)
 def test_chances_are_a_probability_at_every_turn(players: int, seed: int):
     game, end = greedy_game(players, seed)
@@ -144,6 +147,7 @@ def test_a_shared_win_splits_and_chances_keep_four_places():
     assert all(round(c, 4) == c for c in odds)
 
 
+@pytest.mark.no_cover
 def test_the_same_game_seed_and_budget_tell_the_same_story():
     game, _ = greedy_game(2, 2)
     first = analyse(game, 3, seed=9)
@@ -224,6 +228,7 @@ def unseen_bottoms_reshuffled(game: PlayedGame, rng: random.Random) -> GameState
     return other
 
 
+@pytest.mark.no_cover
 def test_the_story_never_reads_the_cards_nobody_saw():
     game, _ = greedy_game(3, 3)
     other = unseen_bottoms_reshuffled(game, random.Random(4))
@@ -231,6 +236,7 @@ def test_the_story_never_reads_the_cards_nobody_saw():
     assert analyse_from(other, game.moves, PLAYOUTS, seed=5) == story_of(3, 3)
 
 
+@pytest.mark.no_cover
 def test_the_chances_never_read_the_blind_reserves():
     # Every seat reserves three level-3 cards blind and never shows them: swapping
     # them in the deal for cards never drawn leaves the table's view unchanged.
@@ -279,6 +285,7 @@ def test_the_turning_point_moved_a_chance_the_most(players: int, seed: int):
     assert swing.after == swing.turn.chances[swing.seat]
 
 
+@pytest.mark.no_cover
 def test_a_story_where_nothing_moved_has_no_turning_point():
     flat = tuple(
         TurnPoint(p.turn, p.round, p.seat, p.moves, p.points, (0.5, 0.5))
@@ -397,6 +404,7 @@ def test_what_each_turn_did():
 # ---------------------------------------------------------------- every ending
 
 
+@pytest.mark.no_cover
 def test_a_game_ended_by_a_round_of_passes():
     story = analyse(PASSING, PLAYOUTS, seed=2)
     assert story.ended_by == PASSES
@@ -407,6 +415,7 @@ def test_a_game_ended_by_a_round_of_passes():
     assert Story.from_dict(story.to_dict()) == story
 
 
+@pytest.mark.no_cover
 def test_a_game_ended_by_the_stalemate_rule():
     game = quiet_game()
     story = analyse(game, 2, seed=3)
@@ -440,6 +449,7 @@ def test_progress_counts_to_a_fixed_total():
     assert calls[-1][0] == calls[-1][1]
 
 
+@pytest.mark.no_cover
 def test_the_turns_that_moved_most_are_estimated_again_with_more_playouts():
     game, _ = greedy_game(2, 2)
     base = 2
