@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -18,7 +19,7 @@ from game.models import Game
 from game.screens import story
 from game.storage import names
 from game.storage.analyses import Told, told
-from game.writer.analyst import played_game
+from game.writer.analyst import analyst, played_game
 
 
 def _finished(code: str) -> Game:
@@ -35,15 +36,27 @@ def _names(game: Game) -> list[str]:
 
 
 def polling(found: Told | None) -> bool:
-    """Ask again while the analysis waits or runs."""
+    """Ask again while the analysis waits or runs (never where stories are not told)."""
+    if not settings.SPLENDOR_ANALYSIS:
+        return False
     return found is None or found.story is None and not found.failed
+
+
+def _told(game: Game) -> Told | None:
+    """The game's story so far; a finished game without one (it ended before this server
+    told stories, or while they were off) is queued for it now."""
+    found = told(game)
+    if found is None and settings.SPLENDOR_ANALYSIS:
+        analyst.begin(game.pk)
+        found = told(game)
+    return found
 
 
 @require_safe
 def story_tv(request: HttpRequest, code: str) -> HttpResponse:
     """The TV end screen's story: the points chart at once, the chances once analysed."""
     game = _finished(code)
-    found = told(game)
+    found = _told(game)
     context: dict[str, Any] = story.tv_context(found, played_game(game), _names(game))
     context.update(code=game.code, polling=polling(found))
     return render(request, "story/tv.html", context)
@@ -57,7 +70,7 @@ def story_mine(request: HttpRequest, code: str) -> HttpResponse:
     seats = list(game.seats.filter(player_key=key).order_by("position")) if key else []
     if not seats:
         raise Http404("this phone had no seat in the game")
-    found = told(game)
+    found = _told(game)
     played = played_game(game)
     names = _names(game)
     summaries = [story.phone_context(found, played, names, seat.position) for seat in seats]

@@ -78,6 +78,15 @@ def splendor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
             shutil.copyfile(log, ARTIFACTS / name)
 
 
+def recording_on(
+    request: pytest.FixtureRequest, browser: Browser, server: Server
+) -> Iterator[Recorder]:
+    """A recorder of screens on a module's own server (see `recording`)."""
+    yield from recording(
+        request, Recorder(browser=browser, server=server, test_name=request.node.name)
+    )
+
+
 def recording(request: pytest.FixtureRequest, recorder: R) -> Iterator[R]:
     """Yield the recorder; on failure screenshot its screens; then close them, failing
     the test on what they logged."""

@@ -106,9 +106,9 @@ def patience(server: LiveServer, seconds: float) -> float:
 
 
 def serve(
-    tmp_path_factory: pytest.TempPathFactory, name: str, clock: float
+    tmp_path_factory: pytest.TempPathFactory, name: str, clock: float, stories: bool = False
 ) -> Iterator[LiveServer]:
-    server = LiveServer(tmp_path_factory.mktemp(name), clock=clock)
+    server = LiveServer(tmp_path_factory.mktemp(name), clock=clock, stories=stories)
     server.start()
     try:
         yield server

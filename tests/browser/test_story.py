@@ -19,7 +19,7 @@ from game.engine.rules import apply_action
 from game.engine.story import PlayedGame
 from game.records import archive
 from game.screens.story import points_by_round
-from tests.browser.conftest import recording
+from tests.browser.conftest import recording_on
 from tests.browser.helpers import Recorder, Server
 from tests.browser.test_faults import serve
 from tests.browser.test_replay import import_into_server
@@ -109,7 +109,7 @@ def smallest_text(page: Page, selector: str) -> tuple[float, str]:
 def story_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator[Server]:
     """A server of this module's own: its players are not the household of the other
     tests' server (test_household counts its own)."""
-    for live in serve(tmp_path_factory, "story", 1.0):
+    for live in serve(tmp_path_factory, "story", 1.0, stories=True):
         yield live.server
 
 
@@ -117,8 +117,7 @@ def story_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> 
 def recorder(
     request: pytest.FixtureRequest, browser: Browser, story_server: Server
 ) -> Iterator[Recorder]:
-    rec = Recorder(browser=browser, server=story_server, test_name=request.node.name)
-    yield from recording(request, rec)
+    yield from recording_on(request, browser, story_server)
 
 
 @pytest.fixture(scope="module")

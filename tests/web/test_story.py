@@ -54,13 +54,34 @@ def test_a_finished_game_is_analysed_in_its_own_process_and_kept() -> None:
 
 def test_the_tv_story_draws_the_points_at_once_and_the_chances_once_told() -> None:
     g = finished_game(seed=5, names=("Ada", "Ben"), bots=0)
-    page = Client().get(f"/story/{g.code}/").content.decode()
+    with override_settings(SPLENDOR_ANALYSIS=True):
+        page = Client().get(f"/story/{g.code}/").content.decode()
     assert 'id="points-chart"' in page and 'id="chances-chart"' not in page
     assert 'hx-trigger="every 2s"' in page  # asks again while nothing is told
+    assert "story-progress" in page
     analysed(g)
     page = Client().get(f"/story/{g.code}/").content.decode()
     assert 'id="chances-chart"' in page and "hx-trigger" not in page
     assert "turning-point" in page
+
+
+def test_where_stories_are_not_told_the_end_screens_do_not_wait_for_one() -> None:
+    table, g = finished_table()
+    with override_settings(SPLENDOR_ANALYSIS=False):
+        tv = Client().get(f"/story/{g.code}/").content.decode()
+        phone = client_for(table.player(0).key).get(f"/story/{g.code}/mine/").content.decode()
+    for page in (tv, phone):
+        assert "hx-trigger" not in page and "story-progress" not in page
+    assert 'id="points-chart"' in tv and "my-summary" in phone
+    assert not Analysis.objects.filter(game=g).exists()
+
+
+def test_a_finished_game_without_a_story_gets_one_when_its_end_screen_asks() -> None:
+    g = finished_game(seed=5, names=("Ada", "Ben"), bots=0)  # its end came with stories off
+    with override_settings(SPLENDOR_ANALYSIS=True):
+        Client().get(f"/story/{g.code}/")
+        analyst.wait(timeout=120)
+    assert Analysis.objects.get(game=g).status == Analysis.Status.DONE
 
 
 def test_a_game_being_played_has_no_story() -> None:
@@ -100,7 +121,9 @@ def test_a_shared_phone_gets_a_summary_for_each_of_its_players() -> None:
     table, g = finished_table(("Ada", "Ben", "Cy"))
     ada = table.player(0).key
     g.seats.filter(position=1).update(player_key=ada)  # Ben played on Ada's phone
-    page = client_for(ada).get(f"/story/{g.code}/mine/").content.decode()
+    with override_settings(SPLENDOR_ANALYSIS=True):
+        page = client_for(ada).get(f"/story/{g.code}/mine/").content.decode()
+    analyst.wait(timeout=120)  # the story it asked for, told before the test's data goes
     assert page.count('class="my-summary"') == 2
     assert "Ada's game" in unescape(page) and "Ben's game" in unescape(page)
     assert 'hx-trigger="every 3s"' in page  # the analysis is not told yet: it asks again
