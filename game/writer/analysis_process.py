@@ -6,7 +6,8 @@ game.writer.analyst starts it with the game on its standard input (one JSON obje
 players, seed, moves, first_player, no_gold_small, playouts, seed of the search, and
 whether to step aside for everything else, as it does unless told not to). It
 imports the engine only: no Django, no settings, no database. It writes
-{"done": n, "total": m} lines as it goes, then {"story": Story.to_dict()}.
+{"done": n, "total": m} lines as it goes ({"done": 0, "total": 0} first), then
+{"story": Story.to_dict()}.
 A process of its own, not a thread: the analysis is pure CPU, and in the server's
 process it would hold the interpreter's lock the event loop needs.
 """
@@ -41,6 +42,7 @@ def tell(order: dict[str, Any], out: IO[str]) -> None:
         out.write(json.dumps({"done": done, "total": total}) + "\n")
         out.flush()
 
+    progress(0, 0)  # at work (and, as main runs it, already stepped aside)
     story = analyse(game, int(order["playouts"]), int(order["search_seed"]), progress)
     out.write(json.dumps({"story": story.to_dict()}) + "\n")
     out.flush()
