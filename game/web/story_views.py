@@ -69,7 +69,7 @@ def story_mine(request: HttpRequest, code: str) -> HttpResponse:
     key = str(request.session.get("player_key", ""))
     seats = list(game.seats.filter(player_key=key).order_by("position")) if key else []
     if not seats:
-        raise Http404("this phone had no seat in the game")
+        raise Http404(_("This phone had no seat in this game."))
     found = _told(game)
     played = played_game(game)
     names = _names(game)
