@@ -20,7 +20,7 @@ from game.engine.actions import parse_action
 from game.engine.cards import card
 from game.engine.colours import GEMS, NAMES
 from game.engine.projection import card_view, noble_view
-from game.engine.rules import apply_action
+from game.engine.rules import apply_action, replay
 from game.engine.rules import outcome as state_outcome
 from game.engine.setup import new_game
 from game.engine.state import GameState
@@ -262,13 +262,6 @@ def tv_context(told: Told | None, game: PlayedGame, names: Sequence[str]) -> dic
     return context
 
 
-def final_state(game: PlayedGame) -> GameState:
-    state = new_game(game.players, game.seed, game.first_player, game.no_gold_small)
-    for text in game.moves:
-        apply_action(state, parse_action(text))
-    return state
-
-
 def _colour_bars(state: GameState, position: int) -> list[charts.Bar]:
     """The seat's purchased cards per gem colour (the label says the colour)."""
     counts = [0] * len(GEMS)
@@ -318,7 +311,13 @@ def phone_context(
 ) -> dict[str, Any]:
     """A phone's own summary: its points against the winner's, its cards by colour, its
     nobles, and the turns the analysis liked best and least."""
-    state = final_state(game)
+    state = replay(
+        game.players,
+        game.seed,
+        game.moves,
+        first_player=game.first_player,
+        no_gold_small=game.no_gold_small,
+    )
     rival = _rival(state, position)
     points = points_by_round(game)
     pair = [names[position], names[rival]]

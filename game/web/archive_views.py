@@ -221,9 +221,9 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
 def _story_chart(game: Game, moves: list[str], step: int) -> Markup | None:
     """A finished game's chart (its chances once analysed, else its points), the current
     turn's round marked and each round a link to its last turn; None while it is played."""
-    found = analyses.told(game)
     if game.status != Game.Status.OVER:
         return None
+    found = analyses.told(game)
     names = [seat.name for seat in game.seats.order_by("position")]
     played = PlayedGame(
         game.seats.count(), game.seed, tuple(moves), game.first_player, game.house_no_gold_small
