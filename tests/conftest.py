@@ -23,6 +23,13 @@ def base_dir() -> Path:
     return BASE_DIR
 
 
+# The fault tests at the real timings wait on real seconds (minutes each) and compute
+# little: one worker runs them one after another, each with its module's real-clock
+# server, while the others keep both cores busy. Spread over the workers, they left the
+# cores idle at the start of a run, every worker waiting on one of them.
+REAL_CLOCK_GROUP = "real-clock"
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Before the other plugins: keep the tests of a module that share a module-scoped
@@ -31,6 +38,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     ignores the mark). After them (pytest-django's order), in a worker: the order in
     which the workers take the tests (`_dispatch_order`)."""
     for item in items:
+        if item.get_closest_marker("real_clock"):
+            item.add_marker(pytest.mark.xdist_group(REAL_CLOCK_GROUP))
         info = getattr(item, "_fixtureinfo", None)
         if info is None or item.get_closest_marker("xdist_group"):
             continue

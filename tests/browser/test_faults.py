@@ -446,13 +446,12 @@ def test_the_server_killed_and_paused(rec: FaultRecorder, fault_server: LiveServ
 
 # The same faults at the connection's real timings, one a test (each a minute after its
 # recovery). Offline 6 s: the fault nearest the page's own timings (as long as its
-# dead-after, with the taps' real latency in it). Each is a pytest-xdist group of its
-# own, not the module's (tests/conftest.py): they spread over the workers, each worker
-# starting its own real-clock server.
+# dead-after, with the taps' real latency in it). They run one after another on one
+# pytest-xdist worker with test_rest's (tests/conftest.py, REAL_CLOCK_GROUP), not in the
+# module's group: they wait on real seconds while the other workers use the cores.
 
 
 @pytest.mark.real_clock
-@pytest.mark.xdist_group("faults-real-clock-offline")
 def test_phones_offline_at_the_real_timings(
     real_rec: FaultRecorder, real_server: LiveServer
 ) -> None:
@@ -461,7 +460,6 @@ def test_phones_offline_at_the_real_timings(
 
 
 @pytest.mark.real_clock
-@pytest.mark.xdist_group("faults-real-clock-flapping")
 def test_a_flapping_network_at_the_real_timings(
     real_rec: FaultRecorder, real_server: LiveServer
 ) -> None:
@@ -470,7 +468,6 @@ def test_a_flapping_network_at_the_real_timings(
 
 
 @pytest.mark.real_clock
-@pytest.mark.xdist_group("faults-real-clock-killed")
 def test_the_server_killed_at_the_real_timings(
     real_rec: FaultRecorder, real_server: LiveServer
 ) -> None:
@@ -479,7 +476,6 @@ def test_the_server_killed_at_the_real_timings(
 
 
 @pytest.mark.real_clock
-@pytest.mark.xdist_group("faults-real-clock-paused")
 def test_the_server_paused_at_the_real_timings(
     real_rec: FaultRecorder, real_server: LiveServer
 ) -> None:

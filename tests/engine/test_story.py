@@ -36,6 +36,9 @@ PLAYOUTS = 4
 # their CPU); test_progress_counts_to_a_fixed_total runs every line of the analysis traced.
 # Greedy games (players, seed) with a single winner; seed 2 of two players ends in a shared win.
 GAMES = [(2, 1), (3, 3), (4, 4)]
+# One pytest-xdist worker tells each game's story once (story_of's cache is a process's):
+# spread over the workers, the 4-player story was told three or four times.
+pytestmark = pytest.mark.xdist_group("engine-story")
 
 # A two-player game without gold (the house rule) that ends by a round of passes:
 # both seats reserve three level-3 cards blind, then take every gem; nobody can buy.
