@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import warnings
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -146,6 +147,34 @@ def fonts_browser(
         yield browser
     finally:
         browser.close()
+
+
+@pytest.fixture
+def other_fonts(
+    playwright_instance: Playwright, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[tuple[Fonts, Browser]]]:
+    """A Chromium for each font family alone (DejaVu, Liberation, Noto), all at once, for a
+    test that plays once and has each of them draw what it shows (test_fit's copies). A
+    family not installed is left out with a warning (in CI, where `.ci/run` installs all
+    three, it fails)."""
+    browsers: list[tuple[Fonts, Browser]] = []
+    workdir = tmp_path_factory.mktemp("fonts")
+    try:
+        for name in FONT_SETUPS:
+            setup = font_setup(name, workdir)
+            if isinstance(setup, str):
+                if _in_ci():
+                    pytest.fail(f"The layout tests must run with every font in CI, but {setup}.")
+                warnings.warn(f"Layout checks with {name} alone left out: {setup}.", stacklevel=1)
+            elif setup.env is not None:
+                launched = playwright_instance.chromium.launch(
+                    executable_path=CHROMIUM, args=LAUNCH_ARGS, env=setup.env
+                )
+                browsers.append((setup, launched))
+        yield browsers
+    finally:
+        for _setup, launched in browsers:
+            launched.close()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

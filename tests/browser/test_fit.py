@@ -6,25 +6,27 @@ English, German and Finnish, checked on every turn; the connection banner in
 every language; the hint button after its answer; the favicon. No page may
 get a 4xx answer, and axe-core finds nothing on the replay or the start page.
 The fit tests run with the machine's fonts and with DejaVu, Liberation and Noto
-each alone (conftest's `fonts`): what they check is what a person would see as
-cut off or off the screen, not the few px of a tall font's empty box
-(helpers.SLACK_EM).
+each alone (conftest's `fonts`; the whole game is played once, and each turn it
+checks is checked again as each family alone draws a copy of it: FontCopies):
+what they check is what a person would see as cut off or off the screen, not the
+few px of a tall font's empty box (helpers.SLACK_EM).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from django.utils import translation
 from django.utils.translation import gettext
-from playwright.sync_api import BrowserContext, Page, Response, expect
+from playwright.sync_api import Browser, BrowserContext, Error, Page, Response, Route, expect
 
 from game.engine import apply_action, new_game
 from game.engine.bot_registry import make_bot
@@ -34,6 +36,7 @@ from tests.browser.helpers import (
     ARTIFACTS,
     BASE_DIR,
     CUT_JS,
+    LOOPBACK,
     PHONE_OPTIONS,
     Fonts,
     Phone,
@@ -504,36 +507,153 @@ FULLEST_TURN_JS = """
 """
 
 
-def _check_turn(phone: Phone, where: str) -> None:
+# The page as it stands, without its scripts: what it holds and how it is styled. The
+# pages' JavaScript sets classes and attributes, never sizes or positions, so another
+# browser given this copy lays out what the phone shows, with its own fonts.
+PAGE_COPY_JS = """
+() => {
+  const copy = document.documentElement.cloneNode(true);
+  copy.querySelectorAll("script").forEach((script) => script.remove());
+  return "<!DOCTYPE html>\\n" + copy.outerHTML;
+}
+"""
+
+# Shows a copy in a page that holds one already, in place (its stylesheets stay loaded):
+# the html and body elements take the copy's attributes, the body its contents. False
+# when the copy's stylesheets are not the page's (then the page loads the copy anew).
+SHOW_COPY_JS = """
+(html) => {
+  const copy = new DOMParser().parseFromString(html, "text/html");
+  const sheets = (doc) => [...doc.querySelectorAll("link[rel=stylesheet]")]
+    .map((link) => link.getAttribute("href")).join(" ");
+  if (sheets(copy) !== sheets(document)) return false;
+  const same = (to, from) => {
+    [...to.attributes].forEach((a) => to.removeAttribute(a.name));
+    [...from.attributes].forEach((a) => to.setAttribute(a.name, a.value));
+  };
+  same(document.documentElement, copy.documentElement);
+  same(document.body, copy.body);
+  document.body.innerHTML = copy.body.innerHTML;
+  window.scrollTo({top: 0, behavior: "instant"});
+  return true;
+}
+"""
+
+
+class FontCopies:
+    """What a phone shows, drawn by each other font setup's Chromium too: a page of the
+    same size, language and touch per setup and language, given a copy of the phone's
+    page (PAGE_COPY_JS) under the same Content-Security-Policy. One game is played with
+    the machine's fonts; every turn it checks is checked in each family alone too."""
+
+    PATH = "/fit-copy/"
+
+    def __init__(self, setups: list[tuple[Fonts, Browser]], server: Server) -> None:
+        self.setups = setups
+        self.server = server
+        self.html = ""
+        self.pages: dict[tuple[str, str], Page] = {}
+        self.foreign: list[str] = []
+        self.csp = ""
+
+    def check(self, phone: Phone, where: str, script: str) -> list[str]:
+        """Run `script` (a fit check) on a copy of the phone's page in each setup; return
+        what each found, named by setup."""
+        self.html = phone.page.evaluate(PAGE_COPY_JS)
+        language = phone.label.split("-")[1]
+        found: list[str] = []
+        for fonts, browser in self.setups:
+            page = self._page(fonts, browser, language)
+            off: list[str] = page.evaluate(script)
+            if off:
+                page.screenshot(path=ARTIFACTS / f"fit-phone-{phone.label}-{fonts.name}.png")
+            found += [f"{where}, with {fonts.name} alone: {problem}" for problem in off]
+        return found
+
+    def close(self) -> list[str]:
+        for page in self.pages.values():
+            with contextlib.suppress(Error):
+                page.context.close()
+        return [f"Request to a non-loopback address: {url}" for url in self.foreign]
+
+    def _page(self, fonts: Fonts, browser: Browser, language: str) -> Page:
+        page = self.pages.get((fonts.name, language))
+        if page is not None and page.evaluate(SHOW_COPY_JS, self.html):
+            return page
+        if page is None:
+            page = self._new_page(browser, language)
+            self.pages[(fonts.name, language)] = page
+        page.goto(self.PATH)
+        assert_drawn_in(page, fonts, "#status .opponent")
+        return page
+
+    def _new_page(self, browser: Browser, language: str) -> Page:
+        # Reduced motion: a copy is laid out, not watched. It stills the turn cue (fixed, over
+        # the page) and a panel's shadow, the only motion, neither of which moves a layout.
+        context = browser.new_context(
+            base_url=self.server.url, **PHONE_OPTIONS, locale=language, reduced_motion="reduce"
+        )
+        if not self.csp:
+            answer = context.request.get("/")
+            self.csp = answer.headers["content-security-policy"]
+        context.route("**/*", self._serve)
+        return context.new_page()
+
+    def _serve(self, route: Route) -> None:
+        url = urlsplit(route.request.url)
+        if url.hostname != LOOPBACK:  # no test may send traffic anywhere but loopback
+            self.foreign.append(route.request.url)
+            route.abort()
+        elif url.path == self.PATH:
+            headers = {"Content-Type": "text/html; charset=utf-8"}
+            route.fulfill(body=self.html, headers={**headers, "Content-Security-Policy": self.csp})
+        else:
+            route.continue_()
+
+
+@pytest.fixture
+def font_copies(
+    recorder: Recorder, other_fonts: list[tuple[Fonts, Browser]]
+) -> Iterator[FontCopies]:
+    copies = FontCopies(other_fonts, recorder.server)
+    yield copies
+    foreign = copies.close()
+    assert not foreign, "\n".join(foreign)
+
+
+def _check_turn(phone: Phone, where: str, copies: FontCopies) -> None:
     off: list[str] = phone.page.evaluate(TURN_FITS_JS)
     if off:
         snapshot(phone, f"fit-phone-{phone.label}-overflow")
-    assert not off, f"{where}: the turn does not fit 360x740:\n" + "\n".join(off)
+    off = [f"{where}: {problem}" for problem in off] + copies.check(phone, where, TURN_FITS_JS)
+    assert not off, "the turn does not fit 360x740:\n" + "\n".join(off)
 
 
 def test_a_four_player_game_fits_phones_in_english_german_and_finnish(
-    recorder: Recorder, fonts: Fonts, bad_answers: list[str], tv: Table
+    recorder: Recorder, font_copies: FontCopies, bad_answers: list[str], tv: Table
 ) -> None:
+    """Played once with the machine's fonts; each phone turn checked is also checked as
+    DejaVu, Liberation and Noto alone draw it (FontCopies)."""
     url = tv.new_game(recorder.server)
     phones = []
     for language, name in zip(LANGUAGES, NAMES, strict=True):
-        phone = phone_in(recorder, language, f"phone-{language}-{fonts.name}")
+        phone = phone_in(recorder, language, f"phone-{language}")
         phone.join(url, name)
         phones.append(phone)
-    assert_drawn_in(phones[0].page, fonts, ".status .turn-line")
     tv.add_bot()
     tv.start()
     tv.put_away()
     for phone in phones:  # each knows whose turn it is
         expect(phone.page.locator("#hand.phase-main, #hand.phase-return")).to_have_count(1)
         phone.settle()
-    turns = _play_to_the_end(phones)
+    turns = _play_to_the_end(phones, font_copies)
     assert all(count >= 10 for count in turns.values()), turns
+    assert len(font_copies.pages) == len(font_copies.setups) * len(LANGUAGES)
     for phone in phones:
         snapshot(phone, f"fit-phone-{phone.label}-end")
 
 
-def _play_to_the_end(phones: list[Phone]) -> dict[str, int]:
+def _play_to_the_end(phones: list[Phone], copies: FontCopies) -> dict[str, int]:
     """Tap through a game of these phones and one bot, checking every phone turn.
 
     Returns how many turns (and steps of a turn) each phone played.
@@ -551,9 +671,9 @@ def _play_to_the_end(phones: list[Phone]) -> dict[str, int]:
             continue
         turns[mover.label] += 1
         where = f"{mover.label}, its turn {turns[mover.label]}"
-        _check_turn(mover, where)
+        _check_turn(mover, where, copies)
         if turns[mover.label] == 10:
-            _check_fullest_turn(mover, where)
+            _check_fullest_turn(mover, where, copies)
         mover.play_turn(buy=True)
         if not mover.my_turn():  # its turn is over (not a step of it: give back, noble)
             following = (mover.seat() + 1) % 4
@@ -561,12 +681,12 @@ def _play_to_the_end(phones: list[Phone]) -> dict[str, int]:
     raise AssertionError(f"no end after 400 phone turns: {turns}")
 
 
-def _check_fullest_turn(phone: Phone, where: str) -> None:
+def _check_fullest_turn(phone: Phone, where: str, copies: FontCopies) -> None:
     language = phone.label.split("-")[1]
     with translation.override(language):
         banner = gettext("Final round!")
     phone.page.evaluate(FULLEST_TURN_JS, banner)
-    _check_turn(phone, f"{where}, every card affordable, final round")
+    _check_turn(phone, f"{where}, every card affordable, final round", copies)
     snapshot(phone, f"fit-phone-{phone.label}-fullest")
     phone.page.reload()  # the page as the server has it again
     phone.wait_connected()
