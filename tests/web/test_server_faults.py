@@ -271,13 +271,46 @@ def two_workers(tmp_path: Path, **settings: str) -> Iterator[tuple[dict[str, str
         yield env, url.rsplit("/", 1)[1]
 
 
-def postgres_row(database: str, game_id: int) -> tuple[int, int | None, Any]:
-    with psycopg.connect(POSTGRES_URL.rsplit("/", 1)[0] + "/" + database) as db:
-        found = db.execute(
-            "SELECT version, bot_claim, bot_claimed_at FROM game_game WHERE id = %s", [game_id]
-        ).fetchone()
-    assert found is not None
-    return found[0], found[1], found[2]
+# Told on the channel "lease" whenever a game's bot lease is taken or renewed: the game,
+# its version, the claimed version and when (a trigger of the test's own, in its
+# throwaway database, so the test waits for the workers' writes instead of polling).
+LEASE_TRIGGER = """
+CREATE FUNCTION tell_lease() RETURNS trigger AS $$
+BEGIN
+  IF NEW.bot_claimed_at IS DISTINCT FROM OLD.bot_claimed_at THEN
+    PERFORM pg_notify('lease', json_build_object('game', NEW.id, 'version', NEW.version,
+      'claim', NEW.bot_claim, 'at', NEW.bot_claimed_at)::text);
+  END IF;
+  RETURN NEW;
+END $$ LANGUAGE plpgsql;
+CREATE TRIGGER tell_lease AFTER UPDATE ON game_game FOR EACH ROW EXECUTE FUNCTION tell_lease();
+"""
+
+
+@contextlib.contextmanager
+def lease_news(database: str) -> Iterator[psycopg.Connection[Any]]:
+    """A connection listening to LEASE_TRIGGER's news (the trigger made first)."""
+    url = POSTGRES_URL.rsplit("/", 1)[0] + "/" + database
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(LEASE_TRIGGER)
+        db.execute("LISTEN lease")
+        yield db
+
+
+def renewals(news: psycopg.Connection[Any], game_id: int, version: int, count: int) -> None:
+    """Wait until the lease on `version`'s bot turn has been taken or renewed `count`
+    times (distinct moments), the game still at `version`."""
+    seen: set[str] = set()
+    for note in news.notifies(timeout=RESUME_TIMEOUT):
+        lease = json.loads(note.payload)
+        if lease["game"] != game_id or lease["version"] < version:
+            continue
+        assert lease["version"] == version, f"the bot moved before {count} leases: {lease}"
+        if lease["claim"] == version:
+            seen.add(lease["at"])
+        if len(seen) >= count:
+            return
+    raise AssertionError(f"game {game_id}: {len(seen)} of {count} leases within {RESUME_TIMEOUT} s")
 
 
 @pytest.mark.slow
@@ -294,7 +327,7 @@ def test_a_dead_workers_bot_turn_is_played_by_the_other_worker(tmp_path: Path) -
         gid, code = game["id"], game["code"]
         host_session, ada_session = game["sessions"]
         logs = (tmp_path / "a.log", tmp_path / "b.log")
-        with worker(env, logs[0]) as a, worker(env, logs[1]) as b:
+        with lease_news(database) as news, worker(env, logs[0]) as a, worker(env, logs[1]) as b:
             tv = Tv(b.port, code, host_session)
             ada = ScreenSocket(a.port, f"/ws/game/{code}/seat/", ada_session)
             try:
@@ -304,14 +337,7 @@ def test_a_dead_workers_bot_turn_is_played_by_the_other_worker(tmp_path: Path) -
                 tv.until(1)
                 # Worker A committed Ada's move and claimed the hard bot's turn; it renews
                 # its lease while the bot thinks (B leaves the turn alone meanwhile).
-                deadline = time.monotonic() + RESUME_TIMEOUT
-                seen: set[Any] = set()
-                while len(seen) < 2:
-                    version, claim, at = postgres_row(database, gid)
-                    assert version == 1 and time.monotonic() < deadline, (version, claim)
-                    if claim == 1:
-                        seen.add(at)
-                    time.sleep(POLL)
+                renewals(news, gid, 1, 2)
                 crash(a)
                 killed = time.monotonic()
                 tv.until(2)  # B takes the turn over once A's lease runs out
