@@ -36,7 +36,7 @@ from tests.browser.helpers import (
     Table,
     font_setup,
 )
-from tests.browser.live_server import LiveServer
+from tests.browser.live_server import LiveServer, serve
 from tests.workers import artifact_name
 
 R = TypeVar("R", bound=Recorder)
@@ -77,15 +77,6 @@ def splendor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
         for log in live.logs():
             name = artifact_name(log.name.replace("server-0", "server"))
             shutil.copyfile(log, ARTIFACTS / name)
-
-
-def recording_on(
-    request: pytest.FixtureRequest, browser: Browser, server: Server
-) -> Iterator[Recorder]:
-    """A recorder of screens on a module's own server (see `recording`)."""
-    yield from recording(
-        request, Recorder(browser=browser, server=server, test_name=request.node.name)
-    )
 
 
 def recording(request: pytest.FixtureRequest, recorder: R) -> Iterator[R]:
@@ -201,15 +192,31 @@ def pytest_runtest_makereport(
 FAILED_KEY = pytest.StashKey[bool]()
 
 
+@pytest.fixture(scope="module")
+def story_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, browser: Browser
+) -> Iterator[Server]:
+    """A server of the module's own that tells a finished game's story, as a real one
+    does (the package's server leaves stories out: its tests end many games), with
+    players of its own (test_household counts the package server's)."""
+    name = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+    for live in serve(tmp_path_factory, name, 1.0, stories=True):
+        yield live.server
+
+
 @pytest.fixture
 def recorder(
     request: pytest.FixtureRequest, browser: Browser, splendor_server: Server
 ) -> Iterator[Recorder]:
     """Open TV and phone screens; on failure screenshot them all; then close them. A test
-    that asks for `fonts` gets the screens of that font setup's Chromium."""
+    that asks for `fonts` gets the screens of that font setup's Chromium; a module that
+    sets STORY_SERVER gets them on `story_server`."""
     if "fonts" in request.fixturenames:
         browser = request.getfixturevalue("fonts_browser")
-    rec = Recorder(browser=browser, server=splendor_server, test_name=request.node.name)
+    server = splendor_server
+    if getattr(request.module, "STORY_SERVER", False):
+        server = request.getfixturevalue("story_server")
+    rec = Recorder(browser=browser, server=server, test_name=request.node.name)
     yield from recording(request, rec)
 
 

@@ -14,9 +14,13 @@ import subprocess
 import sys
 import threading
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
-from tests.browser.helpers import BASE_DIR, LOOPBACK, Server
+import pytest
+
+from tests.browser.helpers import ARTIFACTS, BASE_DIR, LOOPBACK, Server
+from tests.workers import artifact_name
 
 LISTENING = b"Listening on TCP address"  # daphne.server's line once the port is open
 
@@ -144,3 +148,17 @@ class LiveServer:
         with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=30) as db:
             row = db.execute("SELECT version FROM game_game WHERE code = ?", [code]).fetchone()
         return int(row[0])
+
+
+def serve(
+    tmp_path_factory: pytest.TempPathFactory, name: str, clock: float, stories: bool = False
+) -> Iterator[LiveServer]:
+    """A module's own server (see LiveServer), its logs kept as artifacts named `name`."""
+    server = LiveServer(tmp_path_factory.mktemp(name), clock=clock, stories=stories)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        for log in server.logs():
+            (ARTIFACTS / artifact_name(f"{name}-{log.name}")).write_bytes(log.read_bytes())

@@ -30,8 +30,7 @@ from tests.browser.helpers import (
     axe_violations,
     next_frame,
 )
-from tests.browser.live_server import COMPRESSED, LiveServer
-from tests.browser.test_faults import serve
+from tests.browser.live_server import COMPRESSED, LiveServer, serve
 from tests.browser.test_shared_phone import add_second_player, behind_the_curtain
 
 pytestmark = pytest.mark.browser

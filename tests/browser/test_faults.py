@@ -35,14 +35,12 @@ from playwright.sync_api import Browser, BrowserContext, WebSocketRoute, expect
 from tests.browser.conftest import recording
 from tests.browser.game_setup import start_game
 from tests.browser.helpers import (
-    ARTIFACTS,
     Phone,
     Recorder,
     Screen,
     Table,
 )
-from tests.browser.live_server import COMPRESSED, LiveServer
-from tests.workers import artifact_name
+from tests.browser.live_server import COMPRESSED, LiveServer, serve
 
 pytestmark = pytest.mark.browser
 
@@ -103,19 +101,6 @@ def patience(server: LiveServer, seconds: float) -> float:
     """A timeout in milliseconds for a wait that lasts about `seconds` at the real
     timings (the presence grace, the minute after): scaled, never under PATIENCE."""
     return 1000 * max(PATIENCE, scaled(server, seconds))
-
-
-def serve(
-    tmp_path_factory: pytest.TempPathFactory, name: str, clock: float, stories: bool = False
-) -> Iterator[LiveServer]:
-    server = LiveServer(tmp_path_factory.mktemp(name), clock=clock, stories=stories)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-        for log in server.logs():
-            (ARTIFACTS / artifact_name(f"{name}-{log.name}")).write_bytes(log.read_bytes())
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,12 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
-from tests.browser.conftest import recording_on
 from tests.browser.game_setup import start_game
-from tests.browser.helpers import Recorder, Server, Table
-from tests.browser.test_faults import serve
+from tests.browser.helpers import Recorder, Table
 
 pytestmark = pytest.mark.browser
 
@@ -31,19 +28,8 @@ document.addEventListener("DOMContentLoaded", lookForRejoinCodes);
 """
 
 
-@pytest.fixture(scope="module")
-def story_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator[Server]:
-    """A server of this module's own that tells a finished game's story, as a real one
-    does (the package's server leaves it out: its tests end many games)."""
-    for live in serve(tmp_path_factory, "full-game", 1.0, stories=True):
-        yield live.server
-
-
-@pytest.fixture
-def recorder(
-    request: pytest.FixtureRequest, browser: Browser, story_server: Server
-) -> Iterator[Recorder]:
-    yield from recording_on(request, browser, story_server)
+# The screens of this module's tests use a server of its own that tells stories (conftest).
+STORY_SERVER = True
 
 
 def test_phone_plays_a_bot_to_the_end_and_rematches(recorder: Recorder, tv: Table) -> None:

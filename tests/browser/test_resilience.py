@@ -17,8 +17,8 @@ from playwright.sync_api import Browser, BrowserContext, expect
 from tests.browser.conftest import recording
 from tests.browser.game_setup import by_turn, start_game
 from tests.browser.helpers import Phone, Recorder, Table, decode_qr
-from tests.browser.live_server import COMPRESSED, LiveServer
-from tests.browser.test_faults import STEP_TIMEOUT, serve
+from tests.browser.live_server import COMPRESSED, LiveServer, serve
+from tests.browser.test_faults import STEP_TIMEOUT
 
 pytestmark = pytest.mark.browser
 

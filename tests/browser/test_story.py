@@ -8,10 +8,8 @@ into a server of the module's own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from game.engine import new_game
 from game.engine.bot_registry import make_bot
@@ -19,9 +17,7 @@ from game.engine.rules import apply_action
 from game.engine.story import PlayedGame
 from game.records import archive
 from game.screens.story import points_by_round
-from tests.browser.conftest import recording_on
 from tests.browser.helpers import Recorder, Server
-from tests.browser.test_faults import serve
 from tests.browser.test_replay import import_into_server
 
 pytestmark = pytest.mark.browser
@@ -105,19 +101,8 @@ def smallest_text(page: Page, selector: str) -> tuple[float, str]:
     return float(size), str(where)
 
 
-@pytest.fixture(scope="module")
-def story_server(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iterator[Server]:
-    """A server of this module's own: its players are not the household of the other
-    tests' server (test_household counts its own)."""
-    for live in serve(tmp_path_factory, "story", 1.0, stories=True):
-        yield live.server
-
-
-@pytest.fixture
-def recorder(
-    request: pytest.FixtureRequest, browser: Browser, story_server: Server
-) -> Iterator[Recorder]:
-    yield from recording_on(request, browser, story_server)
+# The screens of this module's tests use a server of its own that tells stories (conftest).
+STORY_SERVER = True
 
 
 @pytest.fixture(scope="module")
