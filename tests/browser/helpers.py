@@ -22,6 +22,7 @@ from PIL import Image
 from playwright.sync_api import (
     Browser,
     BrowserContext,
+    CDPSession,
     ConsoleMessage,
     Error,
     Locator,
@@ -30,6 +31,8 @@ from playwright.sync_api import (
     WebSocketRoute,
     expect,
 )
+
+from tests.browser.wifi import Wifi
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 ARTIFACTS = BASE_DIR / "test-artifacts"
@@ -244,9 +247,27 @@ class Screen:
     context: BrowserContext
     label: str
     errors: list[str] = field(default_factory=list)
+    wifi: Wifi | None = None  # the screen's own network, if its recorder gave it one
+    devtools: dict[int, CDPSession] = field(default_factory=dict)  # by id(page)
 
     # The element whose data-version says which change the page shows.
     version_holder = "#screen"
+
+    def set_network(self, on: bool) -> None:
+        """The screen's network goes (False) or comes back (True): its Wi-Fi (the link)
+        and what the browser tells its pages (navigator.onLine, "offline"/"online")."""
+        assert self.wifi is not None, f"{self.label} has no Wi-Fi of its own (Recorder.wifi)"
+        if not on:
+            self.wifi.down()
+        for page in self.context.pages:
+            devtools = self.devtools.get(id(page))
+            if devtools is None:
+                devtools = self.devtools[id(page)] = self.context.new_cdp_session(page)
+                devtools.send("Network.enable")
+            state = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+            devtools.send("Network.overrideNetworkState", {"offline": not on, **state})
+        if on:
+            self.wifi.up()
 
     def version(self) -> int:
         holder = self.page.locator(self.version_holder)
@@ -551,9 +572,17 @@ class Recorder:
     test_name: str
     screens: list[Screen] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)
+    wifi: bool = False  # each phone gets a Wi-Fi of its own (Screen.set_network)
+    relays: dict[int, Wifi] = field(default_factory=dict)  # by id(context)
 
-    def _context(self, **options: Any) -> BrowserContext:
+    def _context(self, *, wifi: bool | None = None, **options: Any) -> BrowserContext:
+        relay = None
+        if (self.wifi and options.get("is_mobile", False)) if wifi is None else wifi:
+            relay = Wifi()
+            options["proxy"] = relay.proxy
         context = self.browser.new_context(base_url=self.server.url, **options)
+        if relay is not None:
+            self.relays[id(context)] = relay
         context.set_default_timeout(20_000)  # a condition, on a busy machine
         context.add_init_script(WS_PROBE)
 
@@ -578,6 +607,7 @@ class Recorder:
     def phone(self, label: str) -> Phone:
         context = self._context(**PHONE_OPTIONS)
         screen = Phone(page=context.new_page(), context=context, label=label)
+        screen.wifi = self.relays.get(id(context))
         screen.watch()
         self.screens.append(screen)
         return screen
@@ -589,6 +619,7 @@ class Recorder:
             page.route_web_socket(re.compile(r"/ws/"), gate.handle)
         tab = Phone(page=page, context=phone.context, label=phone.label + "-tab2")
         tab.name = phone.name
+        tab.wifi = phone.wifi
         tab.watch()
         self.screens.append(tab)
         return tab
@@ -608,6 +639,8 @@ class Recorder:
         for context in {id(s.context): s.context for s in self.screens}.values():
             with contextlib.suppress(Error):
                 context.close()
+        for relay in self.relays.values():
+            relay.close()
         return problems
 
 

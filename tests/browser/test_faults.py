@@ -3,7 +3,8 @@
 A TV and two phones play on a server of this module's own (runserver --noreload,
 its own port and SQLite file), which the tests can kill (SIGKILL) and start
 again on the same port and file, or pause (SIGSTOP, as a sleeping laptop) and
-resume. The phones lose their network with Playwright's `set_offline`.
+resume. The phones lose their network through a Wi-Fi of their own (wifi.Wifi: the
+link holds its bytes, the browser says offline).
 
 The server runs the connection's real state machine on a compressed clock
 (live_server.COMPRESSED: heartbeats, silences, backoffs, the held move and the
@@ -138,7 +139,7 @@ def fault_recorder(
     request: pytest.FixtureRequest, browser: Browser, server: LiveServer, kind: type[F]
 ) -> Iterator[F]:
     """A recorder of `kind` on `server`'s screens (closed, and judged, after the test)."""
-    recorder = kind(browser=browser, server=server.server, test_name=request.node.name)
+    recorder = kind(browser=browser, server=server.server, test_name=request.node.name, wifi=True)
     yield from recording(request, recorder)
 
 
@@ -335,7 +336,7 @@ def after_fault(
 
 def offline(phones: list[Phone], off: bool) -> None:
     for phone in phones:
-        phone.context.set_offline(off)
+        phone.set_network(not off)
 
 
 # ---------------------------------------------------------------- the faults

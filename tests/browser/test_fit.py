@@ -90,10 +90,11 @@ def screen_at(recorder: Recorder, size: tuple[int, int], language: str, label: s
     return screen
 
 
-def phone_in(recorder: Recorder, language: str, label: str) -> Phone:
-    """A 360x740 phone whose browser asks for this language."""
-    context = recorder._context(**PHONE_OPTIONS, locale=language)
+def phone_in(recorder: Recorder, language: str, label: str, *, wifi: bool = False) -> Phone:
+    """A 360x740 phone whose browser asks for this language (with a Wi-Fi of its own)."""
+    context = recorder._context(**PHONE_OPTIONS, locale=language, wifi=wifi)
     phone = Phone(page=context.new_page(), context=context, label=label)
+    phone.wifi = recorder.relays.get(id(context))
     phone.watch()
     recorder.screens.append(phone)
     return phone
@@ -729,12 +730,12 @@ def test_the_connection_banner_fits_a_phone_in_every_language(
     url = tv.new_game(recorder.server)
     phones = []
     for language, name in zip(LANGUAGES, NAMES, strict=True):
-        phone = phone_in(recorder, language, f"phone-{language}")
+        phone = phone_in(recorder, language, f"phone-{language}", wifi=True)
         phone.join(url, name)
         phones.append(phone)
     # Every phone loses the network at once: each shows its banner after the same silence.
     for phone in phones:
-        phone.context.set_offline(True)
+        phone.set_network(False)
     for language, phone in zip(LANGUAGES, phones, strict=True):
         expect(phone.page.locator("#live.offline .connection")).to_be_visible(timeout=20000)
         for width in (360, 390):
@@ -755,7 +756,7 @@ def test_the_connection_banner_fits_a_phone_in_every_language(
             found = phone.page.evaluate(BANNER_JS)
             assert not found, f"{language} at {width} px, another tab: {found}"
     for phone in phones:
-        phone.context.set_offline(False)
+        phone.set_network(True)
         phone.page.reload()
         phone.wait_connected(timeout=20000)
         expect(phone.page.locator("#live.offline")).to_have_count(0)

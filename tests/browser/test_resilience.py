@@ -66,7 +66,9 @@ def recorder(
     request: pytest.FixtureRequest, browser: Browser, clock_server: LiveServer
 ) -> Iterator[Recorder]:
     """The package's recorder, on this module's server."""
-    rec = ClosesRecorder(browser=browser, server=clock_server.server, test_name=request.node.name)
+    rec = ClosesRecorder(
+        browser=browser, server=clock_server.server, test_name=request.node.name, wifi=True
+    )
     yield from recording(request, rec)
 
 
@@ -156,7 +158,7 @@ def test_a_phone_whose_network_went_away_says_so_and_catches_up(
     # The network goes: no close event arrives, only the heartbeat's silence tells (after
     # SPLENDOR_SILENT_AFTER; how soon is a benchmark's business, not this test's).
     closes = waiting.page.evaluate("window.__offlineAt = 0; window.__closes.length")
-    waiting.context.set_offline(True)
+    waiting.set_network(False)
     expect(connection).to_be_visible(timeout=20000)
     noticed, closed = waiting.page.evaluate("[window.__offlineAt, window.__closes]")
     assert noticed and all(at >= noticed for at in closed[closes:]), (
@@ -169,7 +171,7 @@ def test_a_phone_whose_network_went_away_says_so_and_catches_up(
     # (htmx logged each failed attempt to reconnect while offline as an Event: expected.)
     assert all(e.endswith("console error: [object Event]") for e in waiting.errors)
     waiting.errors.clear()
-    waiting.context.set_offline(False)
+    waiting.set_network(True)
     expect(connection).to_be_hidden(timeout=10000)
     waiting.reach(tv.version())
     assert waiting.my_turn()

@@ -175,10 +175,10 @@ def offline_for_a_while(label: str, server: LiveServer, rec: RestRecorder, tries
     code, tv, phones = two_phones(rec)
     aino = phones[0]
     went = now(aino)
-    aino.context.set_offline(True)
+    aino.set_network(False)
     assert aino.page.evaluate("navigator.onLine") is False
     tried = rests(label, aino, went, tries)
-    aino.context.set_offline(False)
+    aino.set_network(True)
     aino.page.wait_for_function("() => window.__online.length > 0")
     back_at_once(
         label, aino, tried[-1], "the 'online' event", aino.page.evaluate("window.__online[0]")
