@@ -81,6 +81,10 @@ FAULT_PROBE = """
 })();
 """
 
+# Milliseconds between two looks at a condition that takes a minute to come (a count that
+# stays reached): Playwright's default looks on every animation frame, which keeps a
+# waiting page drawing sixty frames a second.
+LONG_WAIT_POLL = 100
 # After a recovery, no screen may open another socket while it has this many heartbeats
 # answered (one every 2 s at the real timings: the minute after).
 STEADY_HEARTBEATS = 30
@@ -195,6 +199,7 @@ def stays_connected(
             "n => window.__ws.pongs >= n",
             arg=goal,
             timeout=patience(server, 3 * STEADY_HEARTBEATS * HEARTBEAT),
+            polling=LONG_WAIT_POLL,
         )
     worst = max(s.page.evaluate("window.__beats.worst") for s in screens)
     print(

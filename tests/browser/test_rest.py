@@ -24,6 +24,7 @@ from tests.browser.game_setup import start_game
 from tests.browser.helpers import Phone, Table
 from tests.browser.live_server import COMPRESSED, LiveServer
 from tests.browser.test_faults import (
+    LONG_WAIT_POLL,
     FaultRecorder,
     fault_recorder,
     recovered,
@@ -131,6 +132,7 @@ def rests(label: str, phone: Phone, since: int, count: int) -> list[int]:
         "n => window.__attempts.length >= n",
         arg=known + count,
         timeout=(count + 1) * rest + 30000,  # the tries themselves, and a busy machine
+        polling=LONG_WAIT_POLL,
     )
     # The last try has failed: the page rests again (what brings it back is then the
     # test's doing, not a try still under way).
