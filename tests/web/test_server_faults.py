@@ -15,11 +15,13 @@ times shorter), and one test crashes a server a few times at the real lease
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import http.client
 import json
 import math
 import os
 import re
+import select
 import signal
 import sqlite3
 import sys
@@ -47,8 +49,6 @@ RESUME_TIMEOUT = 60.0
 # The servers' clock (settings.SPLENDOR_CLOCK) in the crash tests: a 1 s lease renewed
 # every 0.3 s, a sweep every 0.2-0.6 s.
 CLOCK = 0.2
-# Seconds between two reads of a condition in the database (a read costs next to nothing).
-POLL = 0.1
 POOL_SIZE = 6  # SPLENDOR_DB_POOL_SIZE of each worker in the load test
 
 # A game of bots and people (argv[1], "hard,medium" or "human,hard"), started unless
@@ -148,14 +148,27 @@ class Sqlite:
         assert found is not None
         return found[0], found[1], found[2], found[3]
 
-    def wait(self, game_id: int, what: str, until: Any, timeout: float) -> tuple[Any, ...]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            row = self.row(game_id)
-            if until(row):
-                return row
-            time.sleep(POLL)
-        raise AssertionError(f"game {game_id}: {what} within {timeout} s (last {row})")
+
+IN_MODIFY = 0x2  # <sys/inotify.h>
+
+
+def stored_after(log: Path, code: str, version: int, timeout: float) -> None:
+    """Wait until the server's output says it stored a version of the game after `version`
+    (game.writer.moves, at SPLENDOR_LOG_LEVEL=DEBUG): read the log again each time the
+    server writes it (the kernel's word, inotify), not every so often."""
+    stored = re.compile(rf"Game {code}: version (\d+) stored")
+    libc = ctypes.CDLL(None, use_errno=True)
+    watch = libc.inotify_init1(os.O_CLOEXEC)
+    if watch < 0 or libc.inotify_add_watch(watch, bytes(log), IN_MODIFY) < 0:
+        raise OSError(ctypes.get_errno(), "inotify")
+    deadline = time.monotonic() + timeout
+    try:
+        while not any(int(n) > version for n in stored.findall(log.read_text())):
+            written, _, _ = select.select([watch], [], [], max(0.0, deadline - time.monotonic()))
+            assert written, f"game {code}: no version after {version} stored within {timeout} s"
+            os.read(watch, 64 * 1024)  # every write so far: the log is read anew
+    finally:
+        os.close(watch)
 
 
 class Tv:
@@ -193,7 +206,10 @@ def crashes(tmp_path: Path, count: int, clock: float) -> None:
     # The hard bot thinks 0.2 s: a search that holds the turn's lease while the server
     # is killed, not a strong move (twenty crashes of 0.5 s searches were a minute of CPU).
     env.update(
-        SPLENDOR_BOT_DELAY="0.05", SPLENDOR_HARD_BOT_SECONDS="0.2", SPLENDOR_CLOCK=str(clock)
+        SPLENDOR_BOT_DELAY="0.05",
+        SPLENDOR_HARD_BOT_SECONDS="0.2",
+        SPLENDOR_CLOCK=str(clock),
+        SPLENDOR_LOG_LEVEL="DEBUG",  # each stored version, for stored_after
     )
     run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
     db = Sqlite(db_path)
@@ -212,9 +228,7 @@ def crashes(tmp_path: Path, count: int, clock: float) -> None:
             started = time.monotonic()
             late = restart % 2 == 1  # the bots play again before any screen connects
             if late:
-                db.wait(
-                    gid, "a move after the restart", lambda r, s=stalled: r[0] > s, RESUME_TIMEOUT
-                )
+                stored_after(tmp_path / f"run{restart}.log", game["code"], stalled, RESUME_TIMEOUT)
             tv = Tv(server.port, game["code"], game["sessions"][0])
             try:
                 tv.until(stalled + 1)
