@@ -11,6 +11,8 @@ from here: game.apps connects them (their `on_change`) as Django starts.
 
 from __future__ import annotations
 
+import logging
+
 from django.db import transaction
 from django.dispatch import Signal
 
@@ -24,6 +26,8 @@ from game.writer.games import load_state
 # Sent with the game (its row as committed), its `state` (None in the lobby), its
 # `seats`, and `bot_next`: whether a bot is to play.
 next_turn = Signal()
+
+logger = logging.getLogger(__name__)
 
 
 def publish_after_commit(
@@ -59,7 +63,11 @@ def publish_after_commit(
     if log is None:
         log = "" if state is None else history.log_of(game.recent, game.id, game.code, state.moves)
 
+    code, version = game.code, game.version
+
     def after_commit() -> None:
+        # For a host or a test following games in the server's output (SPLENDOR_LOG_LEVEL).
+        logger.debug("Game %s: version %s stored", code, version)
         notices.publish(room, holders, state, gone, log)
         next_turn.send(Game, game=game, state=state, seats=seats, bot_next=bot_next)
 

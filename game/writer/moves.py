@@ -8,8 +8,6 @@ engine refuses raises Refused with the engine's reason, in the player's language
 
 from __future__ import annotations
 
-import functools
-import logging
 from typing import Any
 
 from django.db import connection, transaction
@@ -25,8 +23,6 @@ from game.models import Game, Seat
 from game.storage import history, store
 from game.writer.changes import publish_after_commit
 from game.writer.games import Refused, load_state, lock
-
-log = logging.getLogger(__name__)
 
 
 def explain(error: ActionError) -> str:
@@ -71,17 +67,13 @@ def _apply(
         raise Refused(_("That action could not be read.")) from None
     except ActionError as error:
         raise Refused(explain(error)) from None
-    game.recent, turns = history.tell(game.recent, game.id, game.code, before, action, state)
+    game.recent, log = history.tell(game.recent, game.id, game.code, before, action, state)
     game.state = state.to_dict()
     game.version = state.moves
     if state.is_over:
         game.status = Game.Status.OVER
     store.save_move(game, state.moves - 1, position, action.notation())
-    publish_after_commit(game, state, log=turns, seats=seats)
-    # For a host or a test following a game in the server's output (SPLENDOR_LOG_LEVEL).
-    transaction.on_commit(
-        functools.partial(log.debug, "Game %s: version %s stored", game.code, game.version)
-    )
+    publish_after_commit(game, state, log=log, seats=seats)
 
 
 def play(

@@ -154,7 +154,7 @@ IN_MODIFY = 0x2  # <sys/inotify.h>
 
 def stored_after(log: Path, code: str, version: int, timeout: float) -> None:
     """Wait until the server's output says it stored a version of the game after `version`
-    (game.writer.moves, at SPLENDOR_LOG_LEVEL=DEBUG): read the log again each time the
+    (game.writer.changes, at SPLENDOR_LOG_LEVEL=DEBUG): read the log again each time the
     server writes it (the kernel's word, inotify), not every so often."""
     stored = re.compile(rf"Game {code}: version (\d+) stored")
     libc = ctypes.CDLL(None, use_errno=True)
