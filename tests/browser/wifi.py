@@ -4,9 +4,10 @@ context talks through, which can go down and come back.
 Down, it holds what either side sends on a connection already open (a link that has
 gone: the server and the page hear nothing, and nothing is closed) and refuses new
 connections at once (a page's new socket fails, as with no network). Up again, what it
-held flows on. The page learns that the network went and came back from the browser
-(`navigator.onLine`, its "offline" and "online" events: DevTools'
-Network.overrideNetworkState), as a phone's browser tells it.
+held flows on. Cut, it also ends every connection open (an access point that dropped the
+phone: both sides see their sockets close). The page learns that the network went and
+came back from the browser (`navigator.onLine`, its "offline" and "online" events:
+DevTools' Network.overrideNetworkState), as a phone's browser tells it.
 
 Why not Playwright's `set_offline`: Chromium's offline emulation holds an open
 WebSocket inside its network service, which then spins a whole core for as long as the
@@ -38,6 +39,8 @@ class Wifi:
         self.link = threading.Event()  # set: the network is up
         self.link.set()
         self.closed = False
+        self.open: set[_Ends] = set()  # the connections it carries
+        self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
     @property
@@ -50,6 +53,14 @@ class Wifi:
 
     def up(self) -> None:
         self.link.set()
+
+    def cut(self) -> None:
+        """Down, and every open connection ended on both sides."""
+        self.link.clear()
+        with self.lock:
+            ends, self.open = list(self.open), set()
+        for connection in ends:
+            connection.close()
 
     def close(self) -> None:
         self.closed = True
@@ -77,6 +88,8 @@ class Wifi:
             client.close()
             return
         ends = _Ends(client, server)
+        with self.lock:
+            self.open.add(ends)
         for source, target in ((client, server), (server, client)):
             threading.Thread(target=self._carry, args=(ends, source, target), daemon=True).start()
 
@@ -91,6 +104,9 @@ class Wifi:
             ends.finished()
         except OSError:
             ends.close()
+        with self.lock:
+            if ends.done == 2 or ends.closed:
+                self.open.discard(ends)
 
 
 class _Ends:
@@ -100,6 +116,7 @@ class _Ends:
         self.sockets = (client, server)
         self.lock = threading.Lock()
         self.done = 0
+        self.closed = False
 
     def finished(self) -> None:
         with self.lock:
@@ -108,7 +125,10 @@ class _Ends:
                 self.close()
 
     def close(self) -> None:
+        self.closed = True
         for sock in self.sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the threads that carry its bytes
             with contextlib.suppress(OSError):
                 sock.close()
 
