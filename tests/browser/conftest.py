@@ -20,6 +20,7 @@ from typing import TypeVar
 import pytest
 from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 
+from tests.browser.font_copies import FontCopies
 from tests.browser.helpers import (
     ARTIFACTS,
     AXE,
@@ -166,6 +167,17 @@ def other_fonts(
     finally:
         for _setup, launched in browsers:
             launched.close()
+
+
+@pytest.fixture
+def font_copies(
+    recorder: Recorder, other_fonts: list[tuple[Fonts, Browser]]
+) -> Iterator[FontCopies]:
+    """Pages of each other font setup that draw copies of the test's screens."""
+    copies = FontCopies(other_fonts, recorder.server)
+    yield copies
+    foreign = copies.close()
+    assert not foreign, "\n".join(foreign)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -135,6 +135,16 @@ def _platform_fonts(page: Page, selector: str) -> list[str]:
         cdp.detach()
 
 
+def loopback_only(route: Route, foreign: list[str]) -> None:
+    """Let a request to loopback go on; abort any other, noting it in `foreign` (no test
+    may send traffic anywhere but loopback)."""
+    if urlsplit(route.request.url).hostname == LOOPBACK:
+        route.continue_()
+    else:
+        foreign.append(route.request.url)
+        route.abort()
+
+
 def assert_drawn_in(page: Page, fonts: Fonts, selector: str) -> list[str]:
     """Check that the text of `selector` is drawn in the setup's family; return its fonts."""
     drawn = drawn_fonts(page, selector)
@@ -585,16 +595,7 @@ class Recorder:
             self.relays[id(context)] = relay
         context.set_default_timeout(20_000)  # a condition, on a busy machine
         context.add_init_script(WS_PROBE)
-
-        def guard(route: Route) -> None:
-            # No test may send traffic anywhere but loopback.
-            if urlsplit(route.request.url).hostname == LOOPBACK:
-                route.continue_()
-            else:
-                self.foreign.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", guard)
+        context.route("**/*", lambda route: loopback_only(route, self.foreign))
         return context
 
     def table(self) -> Table:

@@ -14,29 +14,28 @@ few px of a tall font's empty box (helpers.SLACK_EM).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import pytest
 from django.utils import translation
 from django.utils.translation import gettext
-from playwright.sync_api import Browser, BrowserContext, Error, Page, Response, Route, expect
+from playwright.sync_api import BrowserContext, Page, Response, expect
 
 from game.engine import apply_action, new_game
 from game.engine.bot_registry import make_bot
 from game.records import archive
+from tests.browser.font_copies import PAGE_COPY_JS, FontCopies
 from tests.browser.game_setup import by_turn, start_game
 from tests.browser.helpers import (
     ARTIFACTS,
     BASE_DIR,
     CUT_JS,
-    LOOPBACK,
     PHONE_OPTIONS,
     Fonts,
     Phone,
@@ -508,126 +507,27 @@ FULLEST_TURN_JS = """
 """
 
 
-# The page as it stands, without its scripts: what it holds and how it is styled. The
-# pages' JavaScript sets classes and attributes, never sizes or positions, so another
-# browser given this copy lays out what the phone shows, with its own fonts.
-PAGE_COPY_JS = """
-() => {
-  const copy = document.documentElement.cloneNode(true);
-  copy.querySelectorAll("script").forEach((script) => script.remove());
-  return "<!DOCTYPE html>\\n" + copy.outerHTML;
-}
-"""
-
-# Shows a copy in a page that holds one already, in place (its stylesheets stay loaded):
-# the html and body elements take the copy's attributes, the body its contents. False
-# when the copy's stylesheets are not the page's (then the page loads the copy anew).
-SHOW_COPY_JS = """
-(html) => {
-  const copy = new DOMParser().parseFromString(html, "text/html");
-  const sheets = (doc) => [...doc.querySelectorAll("link[rel=stylesheet]")]
-    .map((link) => link.getAttribute("href")).join(" ");
-  if (sheets(copy) !== sheets(document)) return false;
-  const same = (to, from) => {
-    [...to.attributes].forEach((a) => to.removeAttribute(a.name));
-    [...from.attributes].forEach((a) => to.setAttribute(a.name, a.value));
-  };
-  same(document.documentElement, copy.documentElement);
-  same(document.body, copy.body);
-  document.body.innerHTML = copy.body.innerHTML;
-  window.scrollTo({top: 0, behavior: "instant"});
-  return true;
-}
-"""
-
-
-class FontCopies:
-    """What a phone shows, drawn by each other font setup's Chromium too: a page of the
-    same size, language and touch per setup and language, given a copy of the phone's
-    page (PAGE_COPY_JS) under the same Content-Security-Policy. One game is played with
-    the machine's fonts; every turn it checks is checked in each family alone too."""
-
-    PATH = "/fit-copy/"
-
-    def __init__(self, setups: list[tuple[Fonts, Browser]], server: Server) -> None:
-        self.setups = setups
-        self.server = server
-        self.html = ""
-        self.pages: dict[tuple[str, str], Page] = {}
-        self.foreign: list[str] = []
-        self.csp = ""
-
-    def check(self, phone: Phone, where: str, script: str) -> list[str]:
-        """Run `script` (a fit check) on a copy of the phone's page in each setup; return
-        what each found, named by setup."""
-        self.html = phone.page.evaluate(PAGE_COPY_JS)
-        language = phone.label.split("-")[1]
-        found: list[str] = []
-        for fonts, browser in self.setups:
-            page = self._page(fonts, browser, language)
-            off: list[str] = page.evaluate(script)
-            if off:
-                page.screenshot(path=ARTIFACTS / f"fit-phone-{phone.label}-{fonts.name}.png")
-            found += [f"{where}, with {fonts.name} alone: {problem}" for problem in off]
-        return found
-
-    def close(self) -> list[str]:
-        for page in self.pages.values():
-            with contextlib.suppress(Error):
-                page.context.close()
-        return [f"Request to a non-loopback address: {url}" for url in self.foreign]
-
-    def _page(self, fonts: Fonts, browser: Browser, language: str) -> Page:
-        page = self.pages.get((fonts.name, language))
-        if page is not None and page.evaluate(SHOW_COPY_JS, self.html):
-            return page
-        if page is None:
-            page = self._new_page(browser, language)
-            self.pages[(fonts.name, language)] = page
-        page.goto(self.PATH)
-        assert_drawn_in(page, fonts, "#status .opponent")
-        return page
-
-    def _new_page(self, browser: Browser, language: str) -> Page:
-        # Reduced motion: a copy is laid out, not watched. It stills the turn cue (fixed, over
-        # the page) and a panel's shadow, the only motion, neither of which moves a layout.
-        context = browser.new_context(
-            base_url=self.server.url, **PHONE_OPTIONS, locale=language, reduced_motion="reduce"
-        )
-        if not self.csp:
-            answer = context.request.get("/")
-            self.csp = answer.headers["content-security-policy"]
-        context.route("**/*", self._serve)
-        return context.new_page()
-
-    def _serve(self, route: Route) -> None:
-        url = urlsplit(route.request.url)
-        if url.hostname != LOOPBACK:  # no test may send traffic anywhere but loopback
-            self.foreign.append(route.request.url)
-            route.abort()
-        elif url.path == self.PATH:
-            headers = {"Content-Type": "text/html; charset=utf-8"}
-            route.fulfill(body=self.html, headers={**headers, "Content-Security-Policy": self.csp})
-        else:
-            route.continue_()
-
-
-@pytest.fixture
-def font_copies(
-    recorder: Recorder, other_fonts: list[tuple[Fonts, Browser]]
-) -> Iterator[FontCopies]:
-    copies = FontCopies(other_fonts, recorder.server)
-    yield copies
-    foreign = copies.close()
-    assert not foreign, "\n".join(foreign)
-
-
 def _check_turn(phone: Phone, where: str, copies: FontCopies) -> None:
     off: list[str] = phone.page.evaluate(TURN_FITS_JS)
     if off:
         snapshot(phone, f"fit-phone-{phone.label}-overflow")
-    off = [f"{where}: {problem}" for problem in off] + copies.check(phone, where, TURN_FITS_JS)
+    off = [f"{where}: {problem}" for problem in off] + _check_copies(phone, where, copies)
     assert not off, "the turn does not fit 360x740:\n" + "\n".join(off)
+
+
+def _check_copies(phone: Phone, where: str, copies: FontCopies) -> list[str]:
+    """The turn fit check on a copy of the phone's page, as each other font setup draws
+    it (a page per setup and language)."""
+    html = phone.page.evaluate(PAGE_COPY_JS)
+    language = phone.label.split("-")[1]
+    options = {**PHONE_OPTIONS, "locale": language}
+    found: list[str] = []
+    for fonts, page in copies.show(html, language, options, "#status .opponent"):
+        off: list[str] = page.evaluate(TURN_FITS_JS)
+        if off:
+            page.screenshot(path=ARTIFACTS / f"fit-phone-{phone.label}-{fonts.name}.png")
+        found += [f"{where}, with {fonts.name} alone: {problem}" for problem in off]
+    return found
 
 
 def test_a_four_player_game_fits_phones_in_english_german_and_finnish(
