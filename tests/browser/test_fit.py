@@ -30,7 +30,7 @@ from playwright.sync_api import BrowserContext, Page, Response, expect
 from game.engine import apply_action, new_game
 from game.engine.bot_registry import make_bot
 from game.records import archive
-from tests.browser.font_copies import PAGE_COPY_JS, FontCopies
+from tests.browser.font_copies import COPY_PROBE, PAGE_COPY_JS, FontCopies
 from tests.browser.game_setup import by_turn, start_game
 from tests.browser.helpers import (
     ARTIFACTS,
@@ -307,22 +307,34 @@ document.addEventListener("splendor:swapped", () => requestAnimationFrame(() => 
 """
 
 
+# How many turns of the log show (at least in part).
+LOG_SHOWN_JS = """
+() => [...document.querySelectorAll('.table .game-log li')].filter((li) => {
+  const r = li.getBoundingClientRect(), b = li.parentElement.getBoundingClientRect();
+  return r.left < b.right;
+}).length
+"""
+
+
 def test_the_tv_log_shows_whole_turns_only(
-    recorder: Recorder, fonts: Fonts, bad_answers: list[str]
+    recorder: Recorder, font_copies: FontCopies, bad_answers: list[str]
 ) -> None:
+    """Played once with the machine's fonts; every update either TV showed is checked
+    again as DejaVu, Liberation and Noto alone draw a copy of it (FontCopies)."""
     host = screen_at(recorder, SIZES[0], "de", "TV-1080")
-    host.page.add_init_script(LOG_PROBE)
+    small = screen_at(recorder, SIZES[1], "fi", "TV-720")
+    for screen in (host, small):
+        screen.page.add_init_script(LOG_PROBE)
+        screen.page.add_init_script(COPY_PROBE)
     host.new_game(recorder.server)
     for _ in range(4):
         host.add_bot()
-    small = screen_at(recorder, SIZES[1], "fi", "TV-720")
-    small.page.add_init_script(LOG_PROBE)
     # The bots play at once and fast; each TV's probe measures every update it gets
     # (the first is its whole view), so nothing here waits for a quiet moment.
     with host.page.expect_navigation():
         host.page.locator("#start-game").click()
     small.page.goto(f"/host/{host.code}/")
-    for screen in (host, small):
+    for screen, language in ((host, "de"), (small, "fi")):
         expect(screen.page.locator(".end-screen")).to_be_visible(timeout=120000)
         screen.settle(timeout=30000)
         result: dict[str, Any] = screen.page.evaluate("window.__logCuts")
@@ -330,14 +342,27 @@ def test_the_tv_log_shows_whole_turns_only(
         assert not result["cuts"], f"{screen.label}: turns cut in half:\n" + "\n".join(
             result["cuts"][:10]
         )
-        shown = screen.page.evaluate(
-            "() => [...document.querySelectorAll('.table .game-log li')].filter((li) => {"
-            " const r = li.getBoundingClientRect(),"
-            " b = li.parentElement.getBoundingClientRect(); return r.left < b.right; }).length"
-        )
+        shown = screen.page.evaluate(LOG_SHOWN_JS)
         assert shown >= 2, f"{screen.label}: the log shows {shown} turns"
-        assert_drawn_in(screen.page, fonts, ".table .turn-line")
-        snapshot(screen, f"fit-log-{fonts.name}-{screen.label}")
+        snapshot(screen, f"fit-log-{screen.label}")
+        _log_copies_whole(font_copies, screen, language)
+
+
+def _log_copies_whole(copies: FontCopies, screen: Table, language: str) -> None:
+    """Each copy of what the TV showed, as each other font setup draws it: no turn of
+    the log cut in half, and at least two turns shown at the end."""
+    shown_copies = screen.page.evaluate("window.__copies")
+    options = {"viewport": screen.page.viewport_size, "locale": language}
+    drawn = ".table .turn-line"
+    cuts = copies.check_all(shown_copies, screen.label, options, drawn, LOG_PROBE, "__logCut")
+    assert not cuts, f"{screen.label}: turns cut in half:\n" + "\n".join(cuts[:10])
+    for fonts, _browser in copies.setups:
+        page = copies.pages[(fonts.name, screen.label)]
+        shown = page.evaluate(LOG_SHOWN_JS)
+        assert shown >= 2, f"{screen.label}, with {fonts.name} alone: the log shows {shown} turns"
+        page.screenshot(
+            path=ARTIFACTS / f"fit-log-{fonts.name}-{screen.label}.png", caret="initial"
+        )
 
 
 # ---------------------------------------------------------------- the start page and the lobby
