@@ -111,44 +111,14 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
         browser.close()
 
 
-@pytest.fixture(scope="package", params=FONT_SETUPS)
-def fonts(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Fonts:
-    """A font setup: a layout test that asks for it runs with the machine's own fonts and
-    with DejaVu, Liberation and Noto each alone (a family not installed skips; in CI,
-    where `.ci/run` installs all three, it fails)."""
-    setup = font_setup(request.param, tmp_path_factory.mktemp("fonts"))
-    if isinstance(setup, Fonts):
-        return setup
-    if _in_ci():
-        pytest.fail(f"The layout tests must run with every font in CI, but {setup}.")
-    pytest.skip(f"Layout tests with {request.param} alone skipped: {setup}.")
-
-
 @pytest.fixture(scope="package")
-def fonts_browser(
-    request: pytest.FixtureRequest, playwright_instance: Playwright, fonts: Fonts
-) -> Iterator[Browser]:
-    """Chromium drawing with that font setup (one at a time: tests are grouped by setup)."""
-    if fonts.env is None:
-        yield request.getfixturevalue("browser")
-        return
-    browser = playwright_instance.chromium.launch(
-        executable_path=CHROMIUM, args=LAUNCH_ARGS, env=fonts.env
-    )
-    try:
-        yield browser
-    finally:
-        browser.close()
-
-
-@pytest.fixture
 def other_fonts(
     playwright_instance: Playwright, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[list[tuple[Fonts, Browser]]]:
-    """A Chromium for each font family alone (DejaVu, Liberation, Noto), all at once, for a
-    test that plays once and has each of them draw what it shows (test_fit's copies). A
-    family not installed is left out with a warning (in CI, where `.ci/run` installs all
-    three, it fails)."""
+    """A Chromium for each font family alone (DejaVu, Liberation, Noto), all at once, for the
+    layout tests, which play once and have each of them draw copies of what they show
+    (font_copies.py). A family not installed is left out with a warning (in CI, where
+    `.ci/run` installs all three, it fails)."""
     browsers: list[tuple[Fonts, Browser]] = []
     workdir = tmp_path_factory.mktemp("fonts")
     try:
@@ -220,11 +190,8 @@ def story_server(
 def recorder(
     request: pytest.FixtureRequest, browser: Browser, splendor_server: Server
 ) -> Iterator[Recorder]:
-    """Open TV and phone screens; on failure screenshot them all; then close them. A test
-    that asks for `fonts` gets the screens of that font setup's Chromium; a module that
-    sets STORY_SERVER gets them on `story_server`."""
-    if "fonts" in request.fixturenames:
-        browser = request.getfixturevalue("fonts_browser")
+    """Open TV and phone screens; on failure screenshot them all; then close them. A module
+    that sets STORY_SERVER gets them on `story_server`."""
     server = splendor_server
     if getattr(request.module, "STORY_SERVER", False):
         server = request.getfixturevalue("story_server")

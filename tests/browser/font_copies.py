@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, Error, Page, Route
 
-from tests.browser.helpers import LOOPBACK, Fonts, Server, assert_drawn_in, loopback_only
+from tests.browser.helpers import ARTIFACTS, LOOPBACK, Fonts, Server, assert_drawn_in, loopback_only
 
 # The page as it stands, without its scripts.
 PAGE_COPY_JS = """
@@ -171,3 +171,29 @@ class FontCopies:
             route.fulfill(body=self.html, headers={**headers, "Content-Security-Policy": self.csp})
         else:
             loopback_only(route, self.foreign)
+
+
+def each_font(
+    copies: FontCopies,
+    page: Page,
+    key: str,
+    options: dict[str, Any],
+    drawn: str,
+    init_script: str = "",
+) -> list[tuple[str, Page]]:
+    """The page itself (the machine's fonts), then a copy of it in a page of each other
+    font setup (`key` names the screen, `options` its size and language, `init_script`
+    its probes), checked to draw `drawn` in its family: each with its setup's name."""
+    html = page.evaluate(PAGE_COPY_JS)
+    shown = copies.show(html, key, options, drawn, init_script)
+    return [("machine", page)] + [(fonts.name, copy) for fonts, copy in shown]
+
+
+def in_setup(where: str, setup: str) -> str:
+    return where if setup == "machine" else f"{where}, with {setup} alone"
+
+
+def picture(page: Page, name: str, *, full_page: bool = False) -> None:
+    """A screenshot of any page, as snapshot() takes one."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=full_page, caret="initial")

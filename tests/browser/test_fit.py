@@ -5,9 +5,9 @@ TV sizes; the start page at 360x740; a whole 4-player game on 360x740 phones in
 English, German and Finnish, checked on every turn; the connection banner in
 every language; the hint button after its answer; the favicon. No page may
 get a 4xx answer, and axe-core finds nothing on the replay or the start page.
-The fit tests run with the machine's fonts and with DejaVu, Liberation and Noto
-each alone (conftest's `fonts`; the whole game is played once, and each turn it
-checks is checked again as each family alone draws a copy of it: FontCopies):
+The fit tests run with the machine's fonts, and each page they check is checked
+again as DejaVu, Liberation and Noto each alone draw a copy of it (FontCopies; a
+game is played once, and the TV keeps a copy of every update):
 what they check is what a person would see as cut off or off the screen, not the
 few px of a tall font's empty box (helpers.SLACK_EM).
 """
@@ -25,24 +25,29 @@ from urllib.parse import unquote
 import pytest
 from django.utils import translation
 from django.utils.translation import gettext
-from playwright.sync_api import BrowserContext, Page, Response, expect
+from playwright.sync_api import BrowserContext, Page, Response, ViewportSize, expect
 
 from game.engine import apply_action, new_game
 from game.engine.bot_registry import make_bot
 from game.records import archive
-from tests.browser.font_copies import COPY_PROBE, PAGE_COPY_JS, FontCopies
+from tests.browser.font_copies import (
+    COPY_PROBE,
+    PAGE_COPY_JS,
+    FontCopies,
+    each_font,
+    in_setup,
+    picture,
+)
 from tests.browser.game_setup import by_turn, start_game
 from tests.browser.helpers import (
     ARTIFACTS,
     BASE_DIR,
     CUT_JS,
     PHONE_OPTIONS,
-    Fonts,
     Phone,
     Recorder,
     Server,
     Table,
-    assert_drawn_in,
     axe_violations,
 )
 from tests.browser.test_layout import MIN_TARGET, OVERFLOW_JS
@@ -222,8 +227,10 @@ REPLAY_PARTS = (
 
 
 def test_the_replay_fits_the_tv_on_its_first_middle_and_last_turn(
-    recorder: Recorder, fonts: Fonts, bad_answers: list[str], axe: Path
+    recorder: Recorder, font_copies: FontCopies, bad_answers: list[str], axe: Path
 ) -> None:
+    """Each step with the machine's fonts, then a copy of it with DejaVu, Liberation and
+    Noto each alone (FontCopies): the same checks on each."""
     record = bot_record(31, NAMES, bots=1)
     (code,) = keep_games(recorder.server, [record])
     found: list[str] = []
@@ -232,22 +239,38 @@ def test_the_replay_fits_the_tv_on_its_first_middle_and_last_turn(
         tv.page.add_init_script(FIT_PROBE)
         tv.page.goto(f"/replay/{code}/")
         last = int(tv.page.locator("#replay").get_attribute("data-last") or 0)
+        options = {"viewport": {"width": size[0], "height": size[1]}, "locale": "en"}
         for step in (0, last // 2, last):
             _replay_step(tv, step)
-            where = f"the replay at {size[0]}x{size[1]}, turn {step} of {last}"
-            assert_one_screen(tv.page, where, REPLAY_PARTS)
-            # The TV's own check: nothing cut off or running into another region.
-            problems = tv.page.evaluate("label => window.__measure(label)", where)
-            assert not problems, "\n".join(problems)
-            snapshot(tv, f"fit-replay-{fonts.name}-{size[0]}-step-{step}")
-        _the_result_reads_and_steps_aside(tv)
-        if size == SIZES[0]:
-            assert_drawn_in(tv.page, fonts, ".table .turn-line")
-            assert_text_size(tv.page, "the replay at 1080p", MIN_FONT_1080P)
-            found += axe_violations(tv.page, axe, "replay, last turn")
-            _replay_step(tv, 0)
-            found += axe_violations(tv.page, axe, "replay, the deal")
+            shown = each_font(
+                font_copies, tv.page, tv.label, options, ".table .turn-line", FIT_PROBE
+            )
+            for setup, page in shown:
+                where = f"the replay at {size[0]}x{size[1]}, turn {step} of {last}"
+                found += _replay_fits(page, in_setup(where, setup), size, (step, last), axe)
+                picture(page, f"fit-replay-{setup}-{size[0]}-step-{step}")
+            if step == last:
+                _the_result_steps_aside(tv)
     assert not found, "\n".join(found)
+
+
+def _replay_fits(
+    page: Page, where: str, size: tuple[int, int], turn: tuple[int, int], axe: Path
+) -> list[str]:
+    """One screen, nothing cut off or running into another region (the TV's own check);
+    on the last turn, the result whole over the table; at 1080p, the text large enough
+    on the last turn, and what axe-core finds on the deal and the last turn (returned)."""
+    step, last = turn
+    assert_one_screen(page, where, REPLAY_PARTS)
+    problems = page.evaluate("label => window.__measure(label)", where)
+    assert not problems, "\n".join(problems)
+    if step == last:
+        _the_result_is_whole(page, where)
+    if size != SIZES[0] or step not in (0, last):
+        return []
+    if step == last:
+        assert_text_size(page, where, MIN_FONT_1080P)
+    return axe_violations(page, axe, where)
 
 
 def _replay_step(tv: Table, step: int) -> None:
@@ -262,19 +285,26 @@ def _replay_step(tv: Table, step: int) -> None:
     expect(tv.page.locator("#replay:not([data-shown])")).to_have_attribute("data-step", str(step))
 
 
-def _the_result_reads_and_steps_aside(tv: Table) -> None:
-    """On the last turn the result is whole on screen, over the table, and can be put aside."""
-    result = tv.page.locator("#replay .end-screen")
+def _the_result_is_whole(page: Page, where: str) -> None:
+    """On the last turn the result is whole on screen, over the table, below the steps."""
+    result = page.locator("#replay .end-screen")
     expect(result).to_be_visible()
     expect(result.locator(".ranking tbody tr")).to_have_count(4)
     box = result.bounding_box()
-    size = tv.page.viewport_size
+    size = page.viewport_size
     assert box and size
     inside = box["x"] >= 0 and box["y"] >= 0
     inside = inside and box["x"] + box["width"] <= size["width"]
-    assert inside and box["y"] + box["height"] <= size["height"], f"the result at {box}"
-    steps = tv.page.locator(".replay-steps").bounding_box()
-    assert steps and steps["y"] + steps["height"] <= box["y"], "the result covers the steps"
+    assert inside and box["y"] + box["height"] <= size["height"], f"{where}: the result at {box}"
+    steps = page.locator(".replay-steps").bounding_box()
+    assert steps and steps["y"] + steps["height"] <= box["y"], (
+        f"{where}: the result covers the steps"
+    )
+
+
+def _the_result_steps_aside(tv: Table) -> None:
+    """The result can be put aside, and brought back."""
+    result = tv.page.locator("#replay .end-screen")
     tv.page.locator("#end-close").click()
     expect(result).to_be_hidden()
     tv.page.locator("#show-results").click()
@@ -371,8 +401,10 @@ HOME_PARTS = ".home > *, .game-line, .home button, .home a, .home select, .home 
 
 
 def test_the_start_page_fits_a_tv_and_a_phone_in_every_language(
-    recorder: Recorder, fonts: Fonts, bad_answers: list[str], axe: Path
+    recorder: Recorder, font_copies: FontCopies, bad_answers: list[str], axe: Path
 ) -> None:
+    """Each page with the machine's fonts, then a copy of it with DejaVu, Liberation and
+    Noto each alone (FontCopies): the same checks on each."""
     # A full page of finished 4-player games with long names, and games this TV hosts.
     records = [bot_record(seed, NAMES, bots=1) for seed in range(100, 108)]
     keep_games(recorder.server, records)
@@ -383,22 +415,26 @@ def test_the_start_page_fits_a_tv_and_a_phone_in_every_language(
             tv.new_game(recorder.server)
             tv.page.goto("/")
             expect(tv.page.locator(".game-line")).to_have_count(8)
-            where = f"the start page in {language} at {size[0]}x{size[1]}"
-            assert_one_screen(tv.page, where, HOME_PARTS)
-            if size == SIZES[0]:
-                assert_text_size(tv.page, where, MIN_FONT_1080P)
-                found += axe_violations(tv.page, axe, where)
-            assert_drawn_in(tv.page, fonts, ".home .logo")
-            snapshot(tv, f"fit-home-{fonts.name}-{language}-{size[0]}")
+            options = {"viewport": {"width": size[0], "height": size[1]}, "locale": language}
+            for setup, page in each_font(font_copies, tv.page, tv.label, options, ".home .logo"):
+                where = in_setup(f"the start page in {language} at {size[0]}x{size[1]}", setup)
+                assert_one_screen(page, where, HOME_PARTS)
+                if size == SIZES[0]:
+                    assert_text_size(page, where, MIN_FONT_1080P)
+                    found += axe_violations(page, axe, where)
+                picture(page, f"fit-home-{setup}-{language}-{size[0]}")
         phone = phone_in(recorder, language, f"phone-{language}")
         phone.page.goto("/")
         phone.page.locator(".house-rules summary").tap()  # the checkbox is a target too
         expect(phone.page.locator(".house-rules input[type=checkbox]")).to_be_visible()
-        _fits_a_phone(
-            phone, f"the start page in {language} at 360 px", "a, button, input, select, summary"
-        )
-        found += axe_violations(phone.page, axe, f"the start page on a phone in {language}")
-        snapshot(phone, f"fit-home-{fonts.name}-{language}-phone", full_page=True)
+        options = {**PHONE_OPTIONS, "locale": language}
+        for setup, page in each_font(font_copies, phone.page, phone.label, options, ".home .logo"):
+            where = in_setup(f"the start page in {language} at 360 px", setup)
+            _fits_a_phone(page, where, "a, button, input, select, summary")
+            found += axe_violations(
+                page, axe, in_setup(f"the start page on a phone in {language}", setup)
+            )
+            picture(page, f"fit-home-{setup}-{language}-phone", full_page=True)
     assert not found, "\n".join(found)
 
 
@@ -417,10 +453,10 @@ SMALL_TARGETS_JS = """
 """
 
 
-def _fits_a_phone(phone: Phone, where: str, targets: str) -> None:
-    overflow: dict[str, Any] = phone.page.evaluate(OVERFLOW_JS, PHONE_SIZE[0])
+def _fits_a_phone(page: Page, where: str, targets: str) -> None:
+    overflow: dict[str, Any] = page.evaluate(OVERFLOW_JS, PHONE_SIZE[0])
     assert overflow["scrollWidth"] <= PHONE_SIZE[0], f"{where} scrolls sideways: {overflow}"
-    small: list[str] = phone.page.evaluate(SMALL_TARGETS_JS, [targets, MIN_TARGET])
+    small: list[str] = page.evaluate(SMALL_TARGETS_JS, [targets, MIN_TARGET])
     assert not small, f"{where}: targets under {MIN_TARGET} px:\n" + "\n".join(small)
 
 
@@ -445,30 +481,44 @@ LOBBY_PARTS = ".lobby > *, .lobby button, .lobby select, .lobby label, .lobby .q
 
 
 def test_the_lobby_settings_fit_the_tv_in_every_language(
-    recorder: Recorder, fonts: Fonts, bad_answers: list[str]
+    recorder: Recorder, font_copies: FontCopies, bad_answers: list[str]
 ) -> None:
+    """Each lobby with the machine's fonts, then a copy of it with DejaVu, Liberation and
+    Noto each alone (FontCopies): the same checks on each."""
     for language in LANGUAGES:
         tv = screen_at(recorder, SIZES[0], language, f"TV-{language}")
         url = tv.new_game(recorder.server)
         for _ in range(2):
             tv.add_bot()
-        assert_drawn_in(tv.page, fonts, ".lobby .seat-name")
         for size in SIZES:  # the same lobby on a 1080p TV and a 720p one
             tv.page.set_viewport_size({"width": size[0], "height": size[1]})
-            where = f"the lobby in {language} at {size[0]}x{size[1]}"
-            assert_one_screen(tv.page, where, LOBBY_PARTS)
-            if size == SIZES[0]:
-                assert_text_size(tv.page, where, MIN_FONT_1080P)
-            settings: list[dict[str, Any]] = tv.page.evaluate(SETTINGS_JS)
-            assert len(settings) == 2, settings
-            for setting in settings:
-                assert setting["labelAbove"] and setting["saveBeside"], f"{where}: {setting}"
-            assert settings[0]["bottom"] <= settings[1]["top"], f"{where}: {settings}"
-            snapshot(tv, f"fit-lobby-{fonts.name}-{language}-{size[0]}")
+            options = {"viewport": {"width": size[0], "height": size[1]}, "locale": language}
+            key = f"{tv.label}-{size[0]}"
+            for setup, page in each_font(font_copies, tv.page, key, options, ".lobby .seat-name"):
+                _lobby_fits(
+                    page, in_setup(f"the lobby in {language} at {size[0]}x{size[1]}", setup)
+                )
+                picture(page, f"fit-lobby-{setup}-{language}-{size[0]}")
         # A phone seated in the lobby.
         phone = phone_in(recorder, language, f"phone-{language}")
         phone.join(url, NAMES[0])
-        _fits_a_phone(phone, f"a phone in the lobby in {language}", "#live a, #live button")
+        options = {**PHONE_OPTIONS, "locale": language}
+        for setup, page in each_font(font_copies, phone.page, phone.label, options, "#seated h1"):
+            where = in_setup(f"a phone in the lobby in {language}", setup)
+            _fits_a_phone(page, where, "#live a, #live button")
+
+
+def _lobby_fits(page: Page, where: str) -> None:
+    """The lobby on one screen, its text large enough on a 1080p TV, each setting's
+    question above its choice and Save beside it."""
+    assert_one_screen(page, where, LOBBY_PARTS)
+    if page.viewport_size == {"width": SIZES[0][0], "height": SIZES[0][1]}:
+        assert_text_size(page, where, MIN_FONT_1080P)
+    settings: list[dict[str, Any]] = page.evaluate(SETTINGS_JS)
+    assert len(settings) == 2, settings
+    for setting in settings:
+        assert setting["labelAbove"] and setting["saveBeside"], f"{where}: {setting}"
+    assert settings[0]["bottom"] <= settings[1]["top"], f"{where}: {settings}"
 
 
 # ---------------------------------------------------------------- a whole game on phones
@@ -650,8 +700,10 @@ BANNER_JS = (
 
 
 def test_the_connection_banner_fits_a_phone_in_every_language(
-    recorder: Recorder, fonts: Fonts, bad_answers: list[str], tv: Table
+    recorder: Recorder, font_copies: FontCopies, bad_answers: list[str], tv: Table
 ) -> None:
+    """Each banner with the machine's fonts, then a copy of the phone's page with DejaVu,
+    Liberation and Noto each alone (FontCopies)."""
     url = tv.new_game(recorder.server)
     phones = []
     for language, name in zip(LANGUAGES, NAMES, strict=True):
@@ -663,12 +715,7 @@ def test_the_connection_banner_fits_a_phone_in_every_language(
         phone.set_network(False)
     for language, phone in zip(LANGUAGES, phones, strict=True):
         expect(phone.page.locator("#live.offline .connection")).to_be_visible(timeout=20000)
-        for width in (360, 390):
-            phone.page.set_viewport_size({"width": width, "height": PHONE_SIZE[1]})
-            found: list[str] = phone.page.evaluate(BANNER_JS)
-            assert not found, f"{language} at {width} px: {found}"
-            snapshot(phone, f"fit-banner-{fonts.name}-{language}-{width}")
-        assert_drawn_in(phone.page, fonts, ".live.offline .connection span")
+        _banner_fits(font_copies, phone, language, (360, 390), "")
         # The longer sentence of a page that gave way to another tab, as the page shows it.
         phone.page.evaluate(
             "() => { const live = document.getElementById('live');"
@@ -676,15 +723,30 @@ def test_the_connection_banner_fits_a_phone_in_every_language(
             " live.querySelector('.connection span').textContent ="
             " live.dataset.msgOtherTab; }"
         )
-        for width in (390, 360):
-            phone.page.set_viewport_size({"width": width, "height": PHONE_SIZE[1]})
-            found = phone.page.evaluate(BANNER_JS)
-            assert not found, f"{language} at {width} px, another tab: {found}"
+        _banner_fits(font_copies, phone, language, (390, 360), ", another tab")
     for phone in phones:
         phone.set_network(True)
         phone.page.reload()
         phone.wait_connected(timeout=20000)
         expect(phone.page.locator("#live.offline")).to_have_count(0)
+
+
+def _banner_fits(
+    copies: FontCopies, phone: Phone, language: str, widths: tuple[int, ...], case: str
+) -> None:
+    """The phone's banner whole at each width, with each font setup."""
+    for width in widths:
+        viewport: ViewportSize = {"width": width, "height": PHONE_SIZE[1]}
+        phone.page.set_viewport_size(viewport)
+        options = {**PHONE_OPTIONS, "viewport": viewport, "locale": language}
+        key = f"{phone.label}-{width}"
+        for setup, page in each_font(
+            copies, phone.page, key, options, ".live.offline .connection span"
+        ):
+            found: list[str] = page.evaluate(BANNER_JS)
+            assert not found, f"{in_setup(f'{language} at {width} px{case}', setup)}: {found}"
+            if not case:
+                picture(page, f"fit-banner-{setup}-{language}-{width}")
 
 
 # ---------------------------------------------------------------- small things

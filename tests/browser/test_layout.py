@@ -1,14 +1,16 @@
 """A 360 px wide phone: nothing scrolls sideways, every button is a 44 px target, every
-card shows its whole cost; with the machine's fonts and DejaVu, Liberation and Noto alone."""
+card shows its whole cost; with the machine's fonts and, on a copy of each page checked,
+DejaVu, Liberation and Noto alone (FontCopies)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import PHONE_WIDTH, Fonts, Phone, Recorder, Table, assert_drawn_in
+from tests.browser.font_copies import FontCopies, each_font, in_setup, picture
+from tests.browser.helpers import PHONE_OPTIONS, PHONE_WIDTH, TV_OPTIONS, Phone, Recorder, Table
 
 pytestmark = pytest.mark.browser
 
@@ -48,26 +50,37 @@ SMALL_BUTTONS_JS = """
 """
 
 
-def check_layout(phone: Phone, where: str, buttons: str = "#hand button") -> None:
-    overflow: dict[str, Any] = phone.page.evaluate(OVERFLOW_JS, PHONE_WIDTH)
+def check_layout(
+    copies: FontCopies, phone: Phone, where: str, buttons: str = "#hand button", shot: str = ""
+) -> None:
+    """The phone's page, and a copy of it with each other font setup: nothing sticks out
+    sideways, every button a whole target (each page kept as screenshot `shot`, if named)."""
+    drawn = "#join-button, #seated h1, #status .opponent"
+    shown = each_font(copies, phone.page, phone.label, PHONE_OPTIONS, drawn)
+    for setup, page in shown:
+        _fits(page, in_setup(where, setup), buttons)
+        if shot:
+            picture(page, f"{shot}-{setup}")
+
+
+def _fits(page: Page, where: str, buttons: str) -> None:
+    overflow: dict[str, Any] = page.evaluate(OVERFLOW_JS, PHONE_WIDTH)
     assert overflow["scrollWidth"] <= PHONE_WIDTH, (
         f"{where}: the page scrolls sideways (scrollWidth {overflow['scrollWidth']} px); "
         f"sticking out: {overflow['wide']}"
     )
-    small: list[str] = phone.page.evaluate(SMALL_BUTTONS_JS, [buttons, MIN_TARGET])
+    small: list[str] = page.evaluate(SMALL_BUTTONS_JS, [buttons, MIN_TARGET])
     assert not small, f"{where}: buttons under {MIN_TARGET}x{MIN_TARGET} px:\n" + "\n".join(small)
 
 
-def test_phone_layout_at_360_px(recorder: Recorder, fonts: Fonts, tv: Table) -> None:
+def test_phone_layout_at_360_px(recorder: Recorder, font_copies: FontCopies, tv: Table) -> None:
     url = tv.new_game(recorder.server)
     phone = recorder.phone("Aino")
     phone.page.goto(url)
     expect(phone.page.locator("#join-button")).to_be_visible()
-    check_layout(phone, "join page", "button")
-    assert_drawn_in(phone.page, fonts, "#join-button")
-    phone.shot(f"phone-join-{fonts.name}")
+    check_layout(font_copies, phone, "join page", "button", shot="phone-join")
     phone.join(url, "Aino Aaltonen-Virtanen")  # a long name must not widen anything
-    check_layout(phone, "seated in the lobby")
+    check_layout(font_copies, phone, "seated in the lobby")
     tv.add_bot()
     tv.start()
     tv.put_away()
@@ -76,18 +89,18 @@ def test_phone_layout_at_360_px(recorder: Recorder, fonts: Fonts, tv: Table) -> 
     for turn in range(4):
         phone.wait_turn()
         phone.page.evaluate("window.scrollTo(0, 0)")
-        check_layout(phone, f"my turn {turn + 1}")
+        shot = "phone-my-turn" if turn == 0 else ""
+        check_layout(font_copies, phone, f"my turn {turn + 1}", shot=shot)
         if turn == 0:
-            phone.shot(f"phone-my-turn-{fonts.name}")
             # An open card sheet: its buttons are targets too.
             phone.page.locator(".market-panel .card-button").first.tap()
             expect(phone.page.locator("#sheet")).to_be_visible()
-            check_layout(phone, "card sheet", "#hand button, #sheet button")
-            phone.shot(f"phone-sheet-{fonts.name}")
+            sheet = "#hand button, #sheet button"
+            check_layout(font_copies, phone, "card sheet", sheet, shot="phone-sheet")
             phone.page.locator("#sheet [data-close]").tap()
             expect(phone.page.locator("#sheet")).to_be_hidden()
         phone.play_turn(buy=True)
-        check_layout(phone, f"after my turn {turn + 1}")
+        check_layout(font_copies, phone, f"after my turn {turn + 1}")
 
 
 # Cards whose contents (points, bonus gem, cost gems) stick out of the card. Besides
@@ -134,7 +147,9 @@ CARD_OVERFLOW_JS = """
 """
 
 
-def test_cards_show_their_whole_cost(recorder: Recorder, fonts: Fonts, tv: Table) -> None:
+def test_cards_show_their_whole_cost(
+    recorder: Recorder, font_copies: FontCopies, tv: Table
+) -> None:
     url = tv.new_game(recorder.server)
     phone = recorder.phone("Aino")
     phone.join(url, "Aino")
@@ -144,7 +159,13 @@ def test_cards_show_their_whole_cost(recorder: Recorder, fonts: Fonts, tv: Table
     for _turn in range(3):
         phone.wait_turn()
         tv.settle()
-        for screen in (tv, phone):
-            problems.update(f"{screen.label}: {p}" for p in screen.page.evaluate(CARD_OVERFLOW_JS))
+        screens = (
+            (tv, TV_OPTIONS, ".table .turn-line"),
+            (phone, PHONE_OPTIONS, "#status .opponent"),
+        )
+        for screen, options, drawn in screens:
+            for setup, page in each_font(font_copies, screen.page, screen.label, options, drawn):
+                found = page.evaluate(CARD_OVERFLOW_JS)
+                problems.update(f"{in_setup(screen.label, setup)}: {p}" for p in found)
         phone.play_turn(buy=True)
     assert not problems, "card contents stick out of the card:\n" + "\n".join(sorted(problems))

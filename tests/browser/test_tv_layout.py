@@ -4,7 +4,8 @@ Bots play a whole game while two TVs watch it, one at 1920x1080 (the host) and
 one at 1280x720. After every update each TV records whether the page got
 taller or wider than the screen and whether any region (board, player
 panels, last turn, the join QR) is cut off or overlaps another, with the
-machine's fonts and with DejaVu, Liberation and Noto each alone. The worst
+machine's fonts, and keeps a copy that DejaVu, Liberation and Noto each alone lay
+out again after the game (FontCopies). The worst
 table a game can reach (three reserved cards and three nobles for everyone,
 the final-round banner) is then drawn into the live page and checked too.
 The corner QR must decode from a screenshot at the start and at the end, and
@@ -19,14 +20,20 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.font_copies import COPY_PROBE, PAGE_COPY_JS, Copies, FontCopies
+from tests.browser.font_copies import (
+    COPY_PROBE,
+    PAGE_COPY_JS,
+    Copies,
+    FontCopies,
+    each_font,
+    in_setup,
+    picture,
+)
 from tests.browser.helpers import (
     ARTIFACTS,
     CUT_JS,
-    Fonts,
     Recorder,
     Table,
-    assert_drawn_in,
     decode_qr,
 )
 
@@ -296,11 +303,12 @@ WORST_TURN_JS = """
 
 
 def test_a_player_at_the_tv_has_the_turn_panel_beside_a_full_table(
-    recorder: Recorder, fonts: Fonts, tv: Table
+    recorder: Recorder, font_copies: FontCopies, tv: Table
 ) -> None:
     """Four players, one at the TV: on its turn, the turn panel and the whole table fit
     a 1080p and a 720p TV, nothing cut off or covered (the panel included), also once
-    that player holds three reserved cards."""
+    that player holds three reserved cards; with the machine's fonts, and on a copy with
+    DejaVu, Liberation and Noto each alone (FontCopies)."""
     tv.context.add_init_script(TURN_PROBE)
     tv.new_game(recorder.server)
     tv.page.locator("#tv-player-name").fill("Aino Aaltonen-Virtanen")
@@ -312,14 +320,21 @@ def test_a_player_at_the_tv_has_the_turn_panel_beside_a_full_table(
     tv.start()
     expect(tv.page.locator("#tv-turn #hand")).to_have_count(1, timeout=60000)
     tv.settle()
-    assert_drawn_in(tv.page, fonts, ".tv-turn > h2")
     for width, height in SIZES:
         tv.page.set_viewport_size({"width": width, "height": height})
-        tv.shot(f"tv-turn-{fonts.name}-{width}")
-        _check(tv.page, f"the turn of a player at the TV, {width}x{height}")
+        _turn_fits(font_copies, tv, (width, height), "")
         # The player at the TV holding three reserved cards (the players' panels beside
         # it are narrower: all four of them as full as WORST_TABLE_JS makes them do not
         # fit there, which no test claims).
         tv.page.evaluate(WORST_TURN_JS)
-        tv.shot(f"tv-turn-{fonts.name}-{width}-full")
-        _check(tv.page, f"the turn of a player at the TV, {width}x{height}, three reserved")
+        _turn_fits(font_copies, tv, (width, height), "-full")
+
+
+def _turn_fits(copies: FontCopies, tv: Table, size: tuple[int, int], case: str) -> None:
+    width, height = size
+    options = {"viewport": {"width": width, "height": height}}
+    key, drawn = f"TV-{width}", ".tv-turn > h2"
+    for setup, page in each_font(copies, tv.page, key, options, drawn, TURN_PROBE):
+        picture(page, f"tv-turn-{setup}-{width}{case}")
+        held = ", three reserved" if case else ""
+        _check(page, in_setup(f"the turn of a player at the TV, {width}x{height}{held}", setup))
