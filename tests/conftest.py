@@ -56,13 +56,16 @@ def _dispatch_order(items: list[pytest.Item]) -> None:
     latest test would): the long ones first, so that none starts last while the other
     workers have run out of tests, in pytest-django's order (Django's) where it matters.
 
-    0. tests in a group, without a database (test_faults' server, the benchmarks);
+    0. the real-clock group (the longest, mostly waiting) and the other groups without a
+       browser (the benchmarks, the engine's stories);
     1. slow tests without a database;
     2. database tests, the slow ones first;
     3. transactional database tests, the slow ones first: after the database tests, on
        every worker, as pytest-django has them, because their flush at the end empties
        the tables the migrations filled (the cards and nobles: test_dataset fails);
-    4. browser tests, in their order (the tests of one font setup together);
+    4. browser modules with a server of their own (test_faults' and test_rest's on the
+       compressed clock wait much of their time: begun with the real-clock group, they
+       left both cores half idle for the first minutes), then the other browser tests;
     5. the short rest.
     """
     ranks = {item.nodeid: _dispatch_rank(item) for item in items}
@@ -95,12 +98,13 @@ def _dispatch_rank(item: pytest.Item) -> tuple[int, bool]:
         return 3, fast
     if marker or "db" in fixtures:
         return 2, fast
+    browser = item.get_closest_marker("browser") is not None
     if item.get_closest_marker("xdist_group"):
-        return 0, fast
+        return (4, False) if browser and not item.get_closest_marker("real_clock") else (0, fast)
     if not fast:
         return 1, False
-    if item.get_closest_marker("browser"):
-        return 4, False
+    if browser:
+        return 4, True
     return 5, False
 
 
