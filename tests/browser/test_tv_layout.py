@@ -212,6 +212,7 @@ def test_the_tv_fits_a_whole_game(
     tv.context.add_init_script(FIT_PROBE)
     tv.context.add_init_script(COPY_PROBE)
     url = tv.new_game(recorder.server)
+    _text_large_enough(tv, "the lobby")
     for _ in range(players):
         tv.add_bot()
     small = _watcher(recorder, *SIZES[1])
@@ -241,6 +242,8 @@ def test_the_tv_fits_a_whole_game(
         screen.shot(f"{shot}-final-table")
         screen.page.evaluate(WORST_TABLE_JS)
         _check(screen.page, f"{screen.label} {players} players, every panel full")
+        if screen is tv:
+            _text_large_enough(tv, "the table, every panel full")
         copies.append(("every panel full", screen.page.evaluate(PAGE_COPY_JS)))
         _qr_decodes(screen, url, f"{screen.label} with every panel full")
         screen.shot(f"{shot}-full-panels")
@@ -248,11 +251,16 @@ def test_the_tv_fits_a_whole_game(
         screen.page.locator("#show-results").click()
         expect(screen.page.locator(".end-screen")).to_be_visible()
 
+    _text_large_enough(tv, "the end screen")
+    assert (ARTIFACTS / f"tv-{players}p-TV-end.png").exists()
+
+
+def _text_large_enough(tv: Table, where: str) -> None:
+    """No text on the 1080p TV smaller than MIN_FONT_1080P."""
     smallest: dict[str, Any] = tv.page.evaluate(SMALLEST_TEXT_JS)
     assert smallest["min"] >= MIN_FONT_1080P - 0.01, (
-        f"text below {MIN_FONT_1080P} px on the 1080p TV: {smallest}"
+        f"{where}: text below {MIN_FONT_1080P} px on the 1080p TV: {smallest}"
     )
-    assert (ARTIFACTS / f"tv-{players}p-TV-end.png").exists()
 
 
 def _check_copies(copies: FontCopies, screen: Table, shown: Copies, players: int) -> None:
@@ -272,22 +280,6 @@ def _check_copies(copies: FontCopies, screen: Table, shown: Copies, players: int
         f"{screen.label} {players} players: the TV does not fit the screen:\n"
         + "\n".join(found[:10])
     )
-
-
-def test_tv_text_is_at_least_24_px_at_1080p(recorder: Recorder, tv: Table) -> None:
-    url = tv.new_game(recorder.server)
-    smallest: dict[str, Any] = tv.page.evaluate(SMALLEST_TEXT_JS)
-    assert smallest["min"] >= MIN_FONT_1080P - 0.01, f"lobby: {smallest}"
-    assert url
-    for _ in range(4):
-        tv.add_bot()
-    tv.start()
-    expect(tv.page.locator(".end-screen")).to_be_visible(timeout=120000)
-    tv.settle(timeout=30000)
-    tv.page.locator("#end-close").click()
-    tv.page.evaluate(WORST_TABLE_JS)
-    smallest = tv.page.evaluate(SMALLEST_TEXT_JS)
-    assert smallest["min"] >= MIN_FONT_1080P - 0.01, f"table: {smallest}"
 
 
 # The fullest turn panel: three reserved cards (one from a deck, face down).
