@@ -32,7 +32,7 @@ PAGE_COPY_JS = """
 """
 
 # Shows a copy in a page that holds one already, in place (its stylesheets stay loaded):
-# the html and body elements take the copy's attributes, the body its contents. False
+# the html element takes the copy's attributes, the body is the copy's. False
 # when the copy's stylesheets are not the page's (then the page loads the copy anew).
 SHOW_COPY_JS = """
 (html) => {
@@ -45,8 +45,7 @@ SHOW_COPY_JS = """
     [...from.attributes].forEach((a) => to.setAttribute(a.name, a.value));
   };
   same(document.documentElement, copy.documentElement);
-  same(document.body, copy.body);
-  document.body.innerHTML = copy.body.innerHTML;
+  document.body.replaceWith(document.adoptNode(copy.body));  // parsed once, not twice
   window.scrollTo({top: 0, behavior: "instant"});
   return true;
 }
