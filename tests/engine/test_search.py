@@ -194,13 +194,29 @@ def test_a_single_legal_action_needs_no_playouts() -> None:
     assert bot.last is not None and bot.last.playouts == 0
 
 
+class TickingClock:
+    """A clock that moves `step` seconds each time it is read: a budget runs out after
+    a known number of reads, however busy the machine (a real clock's 0.05 s went by
+    before the first playout on a loaded test machine)."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
 def test_time_budget_stops_the_search() -> None:
     state = new_game(2, 5)
-    bot = SearchBot(1, budget=0.05)
+    bot = SearchBot(1, budget=0.05, clock=TickingClock(0.01))
     bot.choose(state, state.current)
     assert bot.last is not None
-    assert bot.last.playouts >= 1
-    assert bot.last.seconds < 5  # generous: only that the budget ends the search
+    # Read at the start, before each round and before each playout: the budget (five
+    # reads) ends a search that nothing else would end, after its first playouts.
+    assert 1 <= bot.last.playouts <= 4
+    assert 0.05 <= bot.last.seconds <= 0.1
 
 
 # ---------------------------------------------------------------- levels
