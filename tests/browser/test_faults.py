@@ -349,6 +349,22 @@ def offline(phones: list[Phone], off: bool) -> None:
         phone.set_network(not off)
 
 
+def pings(phones: list[Phone]) -> list[int]:
+    """The heartbeats each phone has sent since COUNT_PINGS."""
+    return [int(phone.page.evaluate("() => window.__pings")) for phone in phones]
+
+
+def heartbeats_after(server: LiveServer, phones: list[Phone], pinged: list[int]) -> None:
+    """Wait until each phone has sent FLAP_PINGS heartbeats more than `pinged`."""
+    for phone, count in zip(phones, pinged, strict=True):
+        phone.page.wait_for_function(
+            "n => window.__pings >= n",
+            arg=count + FLAP_PINGS,
+            timeout=patience(server, 30),
+            polling=100,
+        )
+
+
 # ---------------------------------------------------------------- the faults
 # Each takes a game in play on `server` and waits by time on that server's clock.
 
@@ -376,20 +392,30 @@ def phones_offline(
     after_fault(label, server, code, tv, phones, time.monotonic(), (playing, tapped, before))
 
 
+# A flap lasts until each phone has sent this many heartbeats since its network went or
+# came back (every 2 s at the real timings: about 3 s off and 3 s on), on its own clock
+# however busy the machine; back, a phone whose socket was replaced first reconnects.
+FLAP_PINGS = 2
+
+
 def flapping(server: LiveServer, code: str, tv: Table, phones: list[Phone]) -> None:
-    """The phones' network goes and comes back five times (3 s off, 3 s on at the real
-    timings); the one to play taps a take in the first outage."""
+    """The phones' network goes and comes back five times (each time for FLAP_PINGS of
+    their heartbeats); the one to play taps a take in the first outage."""
     label = named("flapping", server)
     playing = to_play(server, code, phones)
     before = server.version(code)
+    for phone in phones:
+        phone.page.evaluate(COUNT_PINGS)
     flap_tap: dict[str, Any] | None = None
     for cycle in range(5):
+        pinged = pings(phones)
         offline(phones, True)
         if cycle == 0:
             flap_tap = tap_take(tv, playing)
-        time.sleep(scaled(server, 3))
+        heartbeats_after(server, phones, pinged)
+        pinged = pings(phones)
         offline(phones, False)
-        time.sleep(scaled(server, 3))
+        heartbeats_after(server, phones, pinged)
     assert flap_tap is not None
     after_fault(label, server, code, tv, phones, time.monotonic(), (playing, flap_tap, before))
 
