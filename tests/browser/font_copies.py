@@ -193,6 +193,8 @@ def in_setup(where: str, setup: str) -> str:
 
 
 def picture(page: Page, name: str, *, full_page: bool = False) -> None:
-    """A screenshot of any page, as snapshot() takes one."""
+    """A screenshot for people to look at, taken without touching the page (Playwright
+    hides the text caret with an inline style by default, which the pages'
+    Content-Security-Policy refuses: a console error)."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=full_page, caret="initial")

@@ -32,7 +32,6 @@ from game.engine.bot_registry import make_bot
 from game.records import archive
 from tests.browser.font_copies import (
     COPY_PROBE,
-    PAGE_COPY_JS,
     FontCopies,
     each_font,
     in_setup,
@@ -105,13 +104,8 @@ def phone_in(recorder: Recorder, language: str, label: str, *, wifi: bool = Fals
 
 
 def snapshot(screen: Table | Phone, name: str, *, full_page: bool = False) -> None:
-    """A screenshot for people to look at, taken without touching the page.
-
-    Playwright hides the text caret with an inline style by default, which the
-    pages' Content-Security-Policy refuses (a console error).
-    """
-    ARTIFACTS.mkdir(exist_ok=True)
-    screen.page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=full_page, caret="initial")
+    """A screenshot of the screen's page (font_copies.picture)."""
+    picture(screen.page, name, full_page=full_page)
 
 
 # Whether the page is exactly one screen, and anything that sticks out of it or hides
@@ -583,26 +577,17 @@ FULLEST_TURN_JS = """
 
 
 def _check_turn(phone: Phone, where: str, copies: FontCopies) -> None:
-    off: list[str] = phone.page.evaluate(TURN_FITS_JS)
-    if off:
-        snapshot(phone, f"fit-phone-{phone.label}-overflow")
-    off = [f"{where}: {problem}" for problem in off] + _check_copies(phone, where, copies)
-    assert not off, "the turn does not fit 360x740:\n" + "\n".join(off)
-
-
-def _check_copies(phone: Phone, where: str, copies: FontCopies) -> list[str]:
-    """The turn fit check on a copy of the phone's page, as each other font setup draws
-    it (a page per setup and language)."""
-    html = phone.page.evaluate(PAGE_COPY_JS)
+    """The turn fits the phone, and a copy of it as each other font setup draws it (a
+    page per setup and language)."""
     language = phone.label.split("-")[1]
     options = {**PHONE_OPTIONS, "locale": language}
-    found: list[str] = []
-    for fonts, page in copies.show(html, language, options, "#status .opponent"):
-        off: list[str] = page.evaluate(TURN_FITS_JS)
-        if off:
-            page.screenshot(path=ARTIFACTS / f"fit-phone-{phone.label}-{fonts.name}.png")
-        found += [f"{where}, with {fonts.name} alone: {problem}" for problem in off]
-    return found
+    off: list[str] = []
+    for setup, page in each_font(copies, phone.page, language, options, "#status .opponent"):
+        found: list[str] = page.evaluate(TURN_FITS_JS)
+        if found:
+            picture(page, f"fit-phone-{phone.label}-{setup}-overflow")
+        off += [f"{in_setup(where, setup)}: {problem}" for problem in found]
+    assert not off, "the turn does not fit 360x740:\n" + "\n".join(off)
 
 
 def test_a_four_player_game_fits_phones_in_english_german_and_finnish(
