@@ -179,8 +179,7 @@ def story_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, browser: Browser
 ) -> Iterator[Server]:
     """A server of the module's own that tells a finished game's story, as a real one
-    does (the package's server leaves stories out: its tests end many games), with
-    players of its own (test_household counts the package server's)."""
+    does (the package's server leaves stories out: its tests end many games)."""
     name = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
     for live in serve(tmp_path_factory, name, 1.0, stories=True):
         yield live.server

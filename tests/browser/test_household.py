@@ -8,12 +8,15 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 
+from tests.browser.conftest import recording
 from tests.browser.helpers import BASE_DIR, Recorder, Screen, Server, axe_violations
+from tests.browser.live_server import serve
 
 pytestmark = pytest.mark.browser
 
@@ -33,20 +36,38 @@ def play_in_server(server: Server) -> None:
     subprocess.run([sys.executable, "-c", PLAY], cwd=BASE_DIR, env=env, check=True, timeout=300)
 
 
+@pytest.fixture(scope="module")
+def household_server(
+    tmp_path_factory: pytest.TempPathFactory, browser: Browser
+) -> Iterator[Server]:
+    """A server of this module's own: the Players page counts every game its database
+    holds, and the package server's other tests end games with players of the same names."""
+    for live in serve(tmp_path_factory, "household", 1.0):
+        yield live.server
+
+
+@pytest.fixture
+def recorder(
+    request: pytest.FixtureRequest, browser: Browser, household_server: Server
+) -> Iterator[Recorder]:
+    rec = Recorder(browser=browser, server=household_server, test_name=request.node.name)
+    yield from recording(request, rec)
+
+
 def in_german(screen: Screen, server: Server) -> None:
     screen.context.add_cookies([{"name": "django_language", "value": "de", "url": server.url}])
 
 
 def test_the_players_page_in_german_forgets_a_player_after_asking(
-    recorder: Recorder, splendor_server: Server, axe: Path
+    recorder: Recorder, household_server: Server, axe: Path
 ) -> None:
-    play_in_server(splendor_server)
+    play_in_server(household_server)
     tv = recorder.table()
-    in_german(tv, splendor_server)
+    in_german(tv, household_server)
     page = tv.page
     found: list[str] = []
 
-    page.goto(splendor_server.url + "/")
+    page.goto(household_server.url + "/")
     page.get_by_role("link", name="Spieler: Wer gewinnt am häufigsten?").click()
     page.wait_for_url(re.compile(r"/players/$"))
     expect(page.get_by_role("heading", level=1)).to_have_text("Spieler")
@@ -55,8 +76,7 @@ def test_the_players_page_in_german_forgets_a_player_after_asking(
     expect(table.locator('tr[data-key="bot:medium"] th')).to_have_text("Bot (mittel)")
     expect(table.locator('tr[data-key="ελένη"] th')).to_have_text("ελένη")
     # Each player's last games and win rate: pictures the server drew, beside their numbers.
-    # The household's players each have a card (the server's other tests may add more);
-    # bot levels have none.
+    # The household's players each have a card; bot levels have none.
     for key in ("ada", "bob", "łukasz", "ελένη", "zoë"):
         expect(page.locator(f'#form .form-card[data-key="{key}"]')).to_have_count(1)
     expect(page.locator('#form .form-card[data-key^="bot:"]')).to_have_count(0)
@@ -106,8 +126,8 @@ def test_the_players_page_in_german_forgets_a_player_after_asking(
 
     # A phone reads it as cards, each figure labelled.
     phone = recorder.phone("phone")
-    in_german(phone, splendor_server)
-    phone.page.goto(splendor_server.url + "/players/")
+    in_german(phone, household_server)
+    phone.page.goto(household_server.url + "/players/")
     expect(phone.page.locator('tr[data-key="ada"] td').first).to_be_visible()
     width = phone.page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= phone.page.viewport_size["width"]  # type: ignore[index]
