@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import warnings
 from collections.abc import Callable, Generator, Iterator
@@ -30,12 +31,14 @@ from tests.browser.helpers import (
     BASE_DIR,
     CHROMIUM,
     FONT_SETUPS,
+    LOOPBACK,
     Fonts,
     Phone,
     Recorder,
     Server,
     Table,
     font_setup,
+    nowhere,
 )
 from tests.browser.live_server import LiveServer, serve
 from tests.workers import artifact_name
@@ -103,8 +106,19 @@ def playwright_instance(splendor_server: Server) -> Iterator[Playwright]:
 
 
 @pytest.fixture(scope="package")
-def browser(playwright_instance: Playwright) -> Iterator[Browser]:
-    browser = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+def closed_port() -> Iterator[int]:
+    """A loopback port bound and never listening: nothing else can take it, and a
+    connection to it is refused at once (the browsers' proxy for other addresses)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as hole:
+        hole.bind((LOOPBACK, 0))
+        yield int(hole.getsockname()[1])
+
+
+@pytest.fixture(scope="package")
+def browser(playwright_instance: Playwright, closed_port: int) -> Iterator[Browser]:
+    browser = playwright_instance.chromium.launch(
+        executable_path=CHROMIUM, args=LAUNCH_ARGS, proxy=nowhere(closed_port)
+    )
     try:
         yield browser
     finally:
@@ -113,7 +127,7 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
 
 @pytest.fixture(scope="package")
 def other_fonts(
-    playwright_instance: Playwright, tmp_path_factory: pytest.TempPathFactory
+    playwright_instance: Playwright, tmp_path_factory: pytest.TempPathFactory, closed_port: int
 ) -> Iterator[list[tuple[Fonts, Browser]]]:
     """A Chromium for each font family alone (DejaVu, Liberation, Noto), all at once, for the
     layout tests, which play once and have each of them draw copies of what they show
@@ -130,7 +144,10 @@ def other_fonts(
                 warnings.warn(f"Layout checks with {name} alone left out: {setup}.", stacklevel=1)
             elif setup.env is not None:
                 launched = playwright_instance.chromium.launch(
-                    executable_path=CHROMIUM, args=LAUNCH_ARGS, env=setup.env
+                    executable_path=CHROMIUM,
+                    args=LAUNCH_ARGS,
+                    env=setup.env,
+                    proxy=nowhere(closed_port),
                 )
                 browsers.append((setup, launched))
         yield browsers
