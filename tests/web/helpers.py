@@ -9,6 +9,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from html import unescape
 from typing import Any
 
@@ -183,16 +184,21 @@ class Element:
     """One element of an HTML text: its id, attributes and where it starts and ends."""
 
     tag: str
-    attrs: dict[str, str]
+    source: str  # what the opening tag says after its name: read into `attrs` when asked
     start: int
     inner_start: int
     end: int = -1
     inner_end: int = -1
     depth: int = 0
 
+    @cached_property
+    def attrs(self) -> dict[str, str]:
+        return _attrs(self.source)
+
     @property
     def id(self) -> str:
-        return self.attrs.get("id", "")
+        # Most elements are only spanned: their attributes are read if they may hold an id.
+        return self.attrs.get("id", "") if "id" in self.source.lower() else ""
 
 
 # A tag, its attributes quoted or not (a quoted value may hold ">"), and one attribute.
@@ -224,7 +230,7 @@ def _spans(text: str) -> list[Element]:
                 if element.tag == tag:
                     break
             continue
-        element = Element(tag, _attrs(rest), m.start(), m.end(), depth=len(opened))
+        element = Element(tag, rest, m.start(), m.end(), depth=len(opened))
         found.append(element)
         if tag in _VOID or rest.rstrip().endswith("/"):
             element.end = element.inner_end = m.end()
@@ -340,7 +346,7 @@ def find_element(html: str, element_id: str) -> Element | None:
     first = _TAG.match(html, start)
     assert first is not None
     tag = first.group(2).lower()
-    element = Element(tag, {"id": element_id}, start, first.end())
+    element = Element(tag, f' id="{element_id}"', start, first.end())
     if tag in _VOID or first.group(3).endswith("/"):
         element.end = element.inner_end = first.end()
         return element
