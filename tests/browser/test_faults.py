@@ -354,11 +354,16 @@ def pings(phones: list[Phone]) -> list[int]:
     return [int(phone.page.evaluate("() => window.__pings")) for phone in phones]
 
 
-def heartbeats_after(server: LiveServer, phones: list[Phone], pinged: list[int]) -> None:
-    """Wait until each phone has sent FLAP_PINGS heartbeats more than `pinged`."""
+def heartbeats_after(
+    server: LiveServer, phones: list[Phone], pinged: list[int], *, or_shown_offline: bool = False
+) -> None:
+    """Wait until each phone has sent FLAP_PINGS heartbeats more than `pinged` (or, with
+    `or_shown_offline`, says it is offline: a page whose unanswered heartbeats reach the
+    dead socket's limit first lets that socket go and sends none until it has a new one)."""
+    shown = "document.querySelector('#live.offline') !== null" if or_shown_offline else "false"
     for phone, count in zip(phones, pinged, strict=True):
         phone.page.wait_for_function(
-            "n => window.__pings >= n",
+            f"n => window.__pings >= n || {shown}",
             arg=count + FLAP_PINGS,
             timeout=patience(server, 30),
             polling=100,
@@ -394,7 +399,9 @@ def phones_offline(
 
 # A flap lasts until each phone has sent this many heartbeats since its network went or
 # came back (every 2 s at the real timings: about 3 s off and 3 s on), on its own clock
-# however busy the machine; back, a phone whose socket was replaced first reconnects.
+# however busy the machine; off, until it says it is offline if that comes first (seen
+# failing: a heartbeat left unanswered as the network went brought the dead socket's limit
+# before the second heartbeat); back, a phone whose socket was replaced first reconnects.
 FLAP_PINGS = 2
 
 
@@ -412,7 +419,7 @@ def flapping(server: LiveServer, code: str, tv: Table, phones: list[Phone]) -> N
         offline(phones, True)
         if cycle == 0:
             flap_tap = tap_take(tv, playing)
-        heartbeats_after(server, phones, pinged)
+        heartbeats_after(server, phones, pinged, or_shown_offline=True)
         pinged = pings(phones)
         offline(phones, False)
         heartbeats_after(server, phones, pinged)
