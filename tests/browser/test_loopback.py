@@ -11,8 +11,10 @@ from tests.browser.helpers import Recorder, Table
 
 pytestmark = pytest.mark.browser
 
-# An address kept for documentation (RFC 5737) and a name: neither is looked up or reached.
-ELSEWHERE = ("http://192.0.2.1/htmx.min.js", "http://example.com/htmx.min.js")
+# An address kept for documentation (RFC 5737), then a name that never resolves (RFC 6761):
+# neither is reached or looked up; the address first, so that a browser without the proxy
+# fails the test before it would ask for the name.
+ELSEWHERE = ("http://192.0.2.1/htmx.min.js", "http://cdn.splendor.invalid/htmx.min.js")
 
 
 def test_a_request_off_loopback_fails_on_the_machine_and_is_noted(
