@@ -14,9 +14,9 @@ before it was shown.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -40,9 +40,6 @@ WAIT = 60  # seconds: silence takes about six, a busy machine more
 # The compressed clock of the tests that wait for silence (settings.SPLENDOR_CLOCK, as
 # the browser tests' servers run): the silence and the presence tick five times shorter.
 CLOCK = 0.2
-# Seconds between a phone's pings while it waits to be shown connected (a page's
-# heartbeat on that clock).
-HEARTBEAT = django_settings.SPLENDOR_HEARTBEAT * CLOCK
 
 
 @pytest.fixture(autouse=True)
@@ -81,24 +78,22 @@ def rejoin_code(table: Table, position: int) -> str:
 
 
 async def shown_connected(tv: Screen, phones: dict[int, Screen]) -> str:
-    """Wait until the TV shows these phones (by position) connected, each pinging every
-    heartbeat meanwhile as a page does; then they say nothing more."""
-
-    async def heartbeats() -> None:
-        while True:
-            for phone in phones.values():
-                await phone.send({"ping": True})
-            await asyncio.sleep(HEARTBEAT)
-
-    beating = asyncio.ensure_future(heartbeats())
-    try:
-        return await tv.until(
-            lambda view: all(is_connected(view, position) for position in phones), timeout=WAIT
-        )
-    finally:
-        beating.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await beating
+    """Wait until the TV shows these phones (by position) connected; then they say nothing
+    more. Each phone speaks (a heartbeat, answered), the TV is brought up to date, and
+    until it shows them connected each of its updates is waited for and the phones speak
+    again: the presence tick that changes the TV always finds them just heard from, however
+    busy the machine, and no clock paces them."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        for phone in phones.values():
+            await phone.barrier()
+        await tv.barrier()
+        view = tv.page.html
+        if view and all(is_connected(view, position) for position in phones):
+            return view
+        left = deadline - time.monotonic()
+        assert left > 0, f"the TV never showed {sorted(phones)} connected"
+        await tv.receive(left)
 
 
 async def tv_and_bob(screens: Screens, table: Table) -> tuple[Screen, Screen]:
