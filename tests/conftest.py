@@ -1,5 +1,6 @@
 """Shared pytest configuration (keep it small: engine tests need no Django fixtures)."""
 
+import compileall
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,3 +128,19 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     stray = coverage.Coverage.current()
     if stray is not None and hasattr(session.config, "workerinput"):
         stray.stop()
+    if not hasattr(session.config, "workerinput"):
+        compile_project()
+
+
+# The project's packages, compiled once before the workers start.
+COMPILED = ("game", "splendor_site", "tests")
+
+
+def compile_project() -> None:
+    """Write the project's bytecode (__pycache__) once. Every test server, migration,
+    analysis and script is a Python process that imports the project; where
+    PYTHONDONTWRITEBYTECODE is set (as on CI machines) none of them writes what it
+    compiles, so each compiled the project anew: about 0.27 of the 1.1 CPU-s of a
+    `manage.py check`, paid by some two hundred processes a run."""
+    for package in COMPILED:
+        compileall.compile_dir(BASE_DIR / package, quiet=1, workers=1)
