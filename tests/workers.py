@@ -15,13 +15,21 @@ share is here:
   PostgreSQL database. The claim works across test runs too: two developers (or a run
   and a benchmark) on one machine share one Redis.
 - the names of files a test keeps in test-artifacts/ (`artifact_name`).
+- a migrated SQLite database, copied for each test server (`migrated_sqlite`).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +38,8 @@ from game.bench.scratch import RedisDb
 
 # "gw0", "gw1", … under pytest-xdist; "" in a run without it.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+BASE_DIR = Path(__file__).resolve().parent.parent
+_migrated: list[Path] = []  # this process's migrated database, once made
 
 
 @contextlib.contextmanager
@@ -56,3 +66,23 @@ def artifact_name(name: str) -> str:
 # another on one worker, never two at once (`--dist loadgroup`). Other tests still run
 # beside them: they check the figures' shape, never a value.
 BENCHMARK = pytest.mark.xdist_group("benchmarks")
+
+
+def migrated_sqlite(db: Path) -> None:
+    """Make `db`, a new SQLite file, a database as `manage.py migrate` leaves it (the
+    tables, the cards and nobles). This process migrates a file of its own the first
+    time (a Python of a second's CPU), then copies it (SQLite's backup API), so a test
+    server starts on a migrated database without running the migrations again."""
+    if not _migrated:
+        folder = Path(tempfile.mkdtemp(prefix="splendor-migrated-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+        env.update(DJANGO_SETTINGS_MODULE="splendor_site.settings")
+        env.update(SPLENDOR_DB_PATH=str(folder / "migrated.sqlite3"))
+        manage = [sys.executable, str(BASE_DIR / "manage.py")]
+        migrate = [*manage, "migrate", "--noinput", "-v", "0"]
+        subprocess.run(migrate, cwd=BASE_DIR, env=env, check=True, timeout=120)
+        _migrated.append(folder / "migrated.sqlite3")
+    source, copy = sqlite3.connect(_migrated[0]), sqlite3.connect(db)
+    with contextlib.closing(source), contextlib.closing(copy):
+        source.backup(copy)

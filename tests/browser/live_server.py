@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.helpers import ARTIFACTS, BASE_DIR, LOOPBACK, Server
-from tests.workers import artifact_name
+from tests.workers import artifact_name, migrated_sqlite
 
 LISTENING = b"Listening on TCP address"  # daphne.server's line once the port is open
 
@@ -59,7 +59,7 @@ COMPRESSED = 0.2
 
 
 class LiveServer:
-    """The real server in a subprocess; its database is migrated once, here. `clock`
+    """The real server in a subprocess; its database is a migrated one's copy. `clock`
     scales its connection's timings (1: the real ones)."""
 
     def __init__(self, workdir: Path, clock: float = 1.0, stories: bool = False) -> None:
@@ -95,13 +95,7 @@ class LiveServer:
         self.manage = [sys.executable, str(BASE_DIR / "manage.py")]
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
-        subprocess.run(
-            [*self.manage, "migrate", "--noinput", "-v", "0"],
-            cwd=BASE_DIR,
-            env=self.env,
-            check=True,
-            timeout=120,
-        )
+        migrated_sqlite(self.db)
 
     def start(self) -> None:
         """Start the server on its port and file (again), and wait until it answers."""

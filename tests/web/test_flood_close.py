@@ -25,6 +25,7 @@ from game.bench.client import LOOPBACK
 from game.screens.wire import Close
 from game.web import limits
 from tests.web.test_restart import SETUP, environment, run_python, server
+from tests.workers import migrated_sqlite
 
 # {"sync": true} from one seated phone's socket, as fast as it can send: seven times what
 # crosses its limit, and few enough bytes (about 8 KB) that the kernel's buffers hold them
@@ -47,7 +48,7 @@ class Live:
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     folder = tmp_path_factory.mktemp("flood")
     env = environment(folder / "splendor.sqlite3")
-    run_python(env, "manage.py", "migrate", "--noinput")
+    migrated_sqlite(folder / "splendor.sqlite3")
     game = json.loads(run_python(env, "-c", SETUP))
     log = folder / "server.log"
     with server(env, log) as port:

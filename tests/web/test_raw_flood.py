@@ -35,6 +35,7 @@ from game.bench.loopback import (
 )
 from game.web.inbound import MAX_FRAME_BYTES
 from tests.web.test_restart import BASE_DIR, SETUP, environment, run_python
+from tests.workers import migrated_sqlite
 
 SECONDS = 5.0  # of raw flood
 WAIT = 30.0  # seconds for anything to arrive (a busy machine), never a figure
@@ -52,7 +53,7 @@ class Live:
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     folder = tmp_path_factory.mktemp("raw-flood")
     env = environment(folder / "splendor.sqlite3")
-    run_python(env, "manage.py", "migrate", "--noinput")
+    migrated_sqlite(folder / "splendor.sqlite3")
     games = [json.loads(run_python(env, "-c", SETUP)) for _ in range(2)]
     log = folder / "server.log"
     port = free_port()

@@ -21,6 +21,7 @@ import pytest
 
 from game.bench.client import LOOPBACK, Closed, ScreenSocket
 from game.bench.loopback import runserver
+from tests.workers import migrated_sqlite
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -126,7 +127,7 @@ def http_get(port: int, path: str, session: str) -> str:
 
 def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
     env = environment(tmp_path / "splendor.sqlite3")
-    run_python(env, "manage.py", "migrate", "--noinput")
+    migrated_sqlite(tmp_path / "splendor.sqlite3")
     game = json.loads(run_python(env, "-c", SETUP))
     code: str = game["code"]
     ada_session, bob_session = game["sessions"]

@@ -41,7 +41,7 @@ from game.bench.loopback import Server, free_port, serve
 from tests.web.test_restart import BASE_DIR, environment, run_python
 from tests.web.test_scale_out import next_message, throwaway_database, version_of
 from tests.web.test_settings import POSTGRES_URL, require_service
-from tests.workers import own_redis_db
+from tests.workers import migrated_sqlite, own_redis_db
 
 # Seconds a crashed server's bot turn may take to be played again: the target is 10
 # (a 5 s lease, a sweep every ~2 s, a restart); this only catches a turn never played.
@@ -211,7 +211,7 @@ def crashes(tmp_path: Path, count: int, clock: float) -> None:
         SPLENDOR_CLOCK=str(clock),
         SPLENDOR_LOG_LEVEL="DEBUG",  # each stored version, for stored_after
     )
-    run_python(env, "manage.py", "migrate", "--noinput", "--verbosity", "0")
+    migrated_sqlite(db_path)
     db = Sqlite(db_path)
     games: list[int] = []
     times: list[float] = []
