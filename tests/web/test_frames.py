@@ -42,20 +42,25 @@ def _regions_by_id(html: str) -> dict[str, str]:
     """Every element with an id, as a page shows it. An element that holds the action
     sheets counts by its opening tag only: new sheets go at the end of the list, a
     fresh page lists them in the market's order. A QR code's inside is left out (the
-    browser keeps the one it shows: hx-preserve), and so is whitespace between tags."""
+    browser keeps the one it shows: hx-preserve), and so is whitespace between tags.
+    What the page's script sets and whitespace between tags go from the whole page at
+    once (an element's text is a slice of it), and the page is scanned once."""
     for element_id in _PRESERVED.findall(html):
         found = find_element(html, element_id)
         assert found is not None
         html = html[: found.inner_start] + html[found.inner_end :]
-    sheets = find_element(html, "sheets")
+    html = _SCRIPTED.sub("", html).replace(' hx-swap-oob="true"', "")
+    html = _BETWEEN_TAGS.sub("><", html)
+    found_elements = elements(html)
+    sheets = next((element for element in found_elements if element.id == "sheets"), None)
     shown = {}
-    for element in elements(html):
+    for element in found_elements:
         if not element.id:
             continue
         holds_sheets = sheets is not None and element.start <= sheets.start < element.end
-        end = element.inner_start if holds_sheets else element.end
-        text = _SCRIPTED.sub("", html[element.start : end]).replace(' hx-swap-oob="true"', "")
-        shown[element.id] = _BETWEEN_TAGS.sub("><", text)
+        shown[element.id] = html[
+            element.start : element.inner_start if holds_sheets else element.end
+        ]
     return shown
 
 
