@@ -24,11 +24,13 @@ def base_dir() -> Path:
     return BASE_DIR
 
 
-# The fault tests at the real timings wait on real seconds (minutes each) and compute
-# little: one worker runs them one after another, each with its module's real-clock
-# server, while the others keep both cores busy. Spread over the workers, they left the
-# cores idle at the start of a run, every worker waiting on one of them.
+# The fault tests at the real timings wait on real seconds (minutes each, about 9 in
+# all) and compute little: two workers run them one after another, taking turns in the
+# order collected (each worker with its own real-clock servers), while the others keep
+# both cores busy. Spread over every worker, they left the cores idle at the start of a
+# run; on one worker, they ended last once the rest took under 9 minutes.
 REAL_CLOCK_GROUP = "real-clock"
+REAL_CLOCK_WORKERS = 2
 
 
 @pytest.hookimpl(wrapper=True)
@@ -38,9 +40,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     worker, so it starts once, not on every worker (`--dist loadgroup`; a plain run
     ignores the mark). After them (pytest-django's order), in a worker: the order in
     which the workers take the tests (`_dispatch_order`)."""
+    real_clock = 0
     for item in items:
         if item.get_closest_marker("real_clock"):
-            item.add_marker(pytest.mark.xdist_group(REAL_CLOCK_GROUP))
+            turn = real_clock % REAL_CLOCK_WORKERS
+            item.add_marker(pytest.mark.xdist_group(f"{REAL_CLOCK_GROUP}-{turn}"))
+            real_clock += 1
         info = getattr(item, "_fixtureinfo", None)
         if info is None or item.get_closest_marker("xdist_group"):
             continue
@@ -57,7 +62,7 @@ def _dispatch_order(items: list[pytest.Item]) -> None:
     latest test would): the long ones first, so that none starts last while the other
     workers have run out of tests, in pytest-django's order (Django's) where it matters.
 
-    0. the real-clock group (the longest, mostly waiting) and the other groups without a
+    0. the real-clock groups (the longest, mostly waiting) and the other groups without a
        browser (the benchmarks, the engine's stories);
     1. slow tests without a database;
     2. database tests, the slow ones first;
@@ -65,7 +70,7 @@ def _dispatch_order(items: list[pytest.Item]) -> None:
        every worker, as pytest-django has them, because their flush at the end empties
        the tables the migrations filled (the cards and nobles: test_dataset fails);
     4. browser modules with a server of their own (test_faults' and test_rest's on the
-       compressed clock wait much of their time: begun with the real-clock group, they
+       compressed clock wait much of their time: begun with the real-clock groups, they
        left both cores half idle for the first minutes), then the other browser tests;
     5. the short rest.
     """

@@ -1,6 +1,6 @@
 """What one test process has of its own when pytest-xdist runs the suite in several.
 
-`pytest -n 4` runs the tests in worker processes gw0 … gw3. pytest-django gives each
+`pytest -n 5` runs the tests in worker processes gw0 … gw4. pytest-django gives each
 worker its own test database (an SQLite file under the worker's own tmp_path, see
 tests/web/conftest.py), pytest gives it its own tmp_path, each process has its own
 in-memory channel layer, servers listen on free ports the kernel hands out, and

@@ -49,7 +49,7 @@ LAUNCH_ARGS = ["--disable-background-networking", "--disable-component-update", 
 
 # The longest a test waits for a condition it expects on a page (Playwright's assertions;
 # a screen's steps: helpers.Recorder). A condition met early ends the wait at once: this
-# only keeps a busy machine (four workers, each with its browser and server, on two
+# only keeps a busy machine (five workers, each with its browser and server, on two
 # cores) from failing a test whose page took 5 s, Playwright's default, to get there.
 expect.set_options(timeout=20_000)
 

@@ -81,7 +81,7 @@ class LiveServer:
             SPLENDOR_BOT_DELAY="0.05",
             # A finished game's story is told only by the servers of the tests about it
             # (`stories`): the others end hundreds of games between them. Told on a
-            # budget, at once: four test workers leave no idle core.
+            # budget, at once: five test workers leave no idle core.
             SPLENDOR_ANALYSIS="1" if stories else "0",
             SPLENDOR_ANALYSIS_PLAYOUTS="2",
             SPLENDOR_ANALYSIS_LOW_PRIORITY="0",

@@ -475,9 +475,9 @@ def test_the_server_killed_and_paused(rec: FaultRecorder, fault_server: LiveServ
 
 # The same faults at the connection's real timings, one a test (each a minute after its
 # recovery). Offline 6 s: the fault nearest the page's own timings (as long as its
-# dead-after, with the taps' real latency in it). They run one after another on one
-# pytest-xdist worker with test_rest's (tests/conftest.py, REAL_CLOCK_GROUP), not in the
-# module's group: they wait on real seconds while the other workers use the cores.
+# dead-after, with the taps' real latency in it). They run one after another on the two
+# pytest-xdist workers of the real-clock tests (tests/conftest.py, REAL_CLOCK_GROUP), not
+# in the module's group: they wait on real seconds while the other workers use the cores.
 
 
 @pytest.mark.real_clock
