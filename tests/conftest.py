@@ -28,7 +28,7 @@ def base_dir() -> Path:
 # all) and compute little: two workers run them one after another, taking turns in the
 # order collected (each worker with its own real-clock servers), while the others keep
 # both cores busy. Spread over every worker, they left the cores idle at the start of a
-# run; on one worker, they ended last once the rest took under 9 minutes.
+# run; on one worker, they would end last once the rest takes under 9 minutes.
 REAL_CLOCK_GROUP = "real-clock"
 REAL_CLOCK_WORKERS = 2
 
@@ -146,6 +146,6 @@ def compile_project() -> None:
     analysis and script is a Python process that imports the project; where
     PYTHONDONTWRITEBYTECODE is set (as on CI machines) none of them writes what it
     compiles, so each compiled the project anew: about 0.27 of the 1.1 CPU-s of a
-    `manage.py check`, paid by some two hundred processes a run."""
+    `manage.py check`, paid again by each of them."""
     for package in COMPILED:
         compileall.compile_dir(BASE_DIR / package, quiet=1, workers=1)
