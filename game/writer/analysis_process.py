@@ -57,7 +57,12 @@ def step_aside() -> None:
 
 
 def main() -> None:
-    order = json.loads(sys.stdin.readline())
+    line = sys.stdin.readline()
+    if not line:
+        # The server that started this process went away (killed) before it sent the
+        # game: its row is taken up again after a restart. Nothing to say.
+        sys.exit(1)
+    order = json.loads(line)
     if order.get("low_priority", True):
         step_aside()
     try:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from html import unescape
 from io import StringIO
 from pathlib import Path
@@ -197,6 +199,22 @@ def test_the_analysis_process_runs_only_when_nothing_else_wants_the_core() -> No
             assert stepped_aside(child.pid)
         finally:
             child.kill()
+
+
+def test_an_analysis_process_whose_server_died_before_the_game_came_ends_quietly() -> None:
+    """A server killed as it started an analysis leaves it no game to read (its standard
+    input ends): the process ends without a traceback in the server's log, which the
+    crash tests read (tests/web/test_server_faults.py); the row is taken up again later."""
+    done = subprocess.run(
+        [sys.executable, "-m", "game.writer.analysis_process"],
+        cwd=Path(__file__).resolve().parents[2],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", "")
 
 
 def test_a_records_story_is_for_people_and_an_import_tells_it_anew() -> None:
