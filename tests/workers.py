@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import shutil
 import sqlite3
@@ -39,7 +40,6 @@ from game.bench.scratch import RedisDb
 # "gw0", "gw1", … under pytest-xdist; "" in a run without it.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 BASE_DIR = Path(__file__).resolve().parent.parent
-_migrated: list[Path] = []  # this process's migrated database, once made
 
 
 @contextlib.contextmanager
@@ -70,19 +70,21 @@ BENCHMARK = pytest.mark.xdist_group("benchmarks")
 
 def migrated_sqlite(db: Path) -> None:
     """Make `db`, a new SQLite file, a database as `manage.py migrate` leaves it (the
-    tables, the cards and nobles). This process migrates a file of its own the first
-    time (a Python of a second's CPU), then copies it (SQLite's backup API), so a test
-    server starts on a migrated database without running the migrations again."""
-    if not _migrated:
-        folder = Path(tempfile.mkdtemp(prefix="splendor-migrated-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-        env.update(DJANGO_SETTINGS_MODULE="splendor_site.settings")
-        env.update(SPLENDOR_DB_PATH=str(folder / "migrated.sqlite3"))
-        manage = [sys.executable, str(BASE_DIR / "manage.py")]
-        migrate = [*manage, "migrate", "--noinput", "-v", "0"]
-        subprocess.run(migrate, cwd=BASE_DIR, env=env, check=True, timeout=120)
-        _migrated.append(folder / "migrated.sqlite3")
-    source, copy = sqlite3.connect(_migrated[0]), sqlite3.connect(db)
+    tables, the cards and nobles): a copy (SQLite's backup API) of one this process
+    migrated the first time, so a test server starts without running the migrations."""
+    source, copy = sqlite3.connect(_migrated()), sqlite3.connect(db)
     with contextlib.closing(source), contextlib.closing(copy):
         source.backup(copy)
+
+
+@functools.cache
+def _migrated() -> Path:
+    """This process's migrated database (a Python of a second's CPU, once)."""
+    folder = Path(tempfile.mkdtemp(prefix="splendor-migrated-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env.update(DJANGO_SETTINGS_MODULE="splendor_site.settings")
+    env.update(SPLENDOR_DB_PATH=str(folder / "migrated.sqlite3"))
+    migrate = [sys.executable, str(BASE_DIR / "manage.py"), "migrate", "--noinput", "-v", "0"]
+    subprocess.run(migrate, cwd=BASE_DIR, env=env, check=True, timeout=120)
+    return folder / "migrated.sqlite3"
